@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { loadCoreConfig } from './config.js';
+import { DocsChatError } from './errors.js';
+
+function configError(env: Record<string, string>): DocsChatError {
+  try {
+    loadCoreConfig(env, '/srv/app');
+  } catch (error) {
+    return error as DocsChatError;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('core configuration', () => {
+  it('works offline with no variables set: local embeddings in an embedded store under .data', () => {
+    const config = loadCoreConfig({}, '/srv/app');
+    expect(config.embedder.provider).toBe('local');
+    expect(config.store).toEqual({ backend: 'embedded', collection: 'docusaurus-book' });
+    expect(config.dataDir).toBe(path.resolve('/srv/app/.data'));
+    expect(config.docsDir).toBe(path.resolve('/srv/app/docs-site/docs'));
+    expect(config.routeBasePath).toBe('/docs');
+  });
+
+  it('switches to Gemini embeddings when a Gemini key is set', () => {
+    const config = loadCoreConfig({ GEMINI_API_KEY: 'k' }, '/srv/app');
+    expect(config.embedder).toMatchObject({ provider: 'gemini', apiKey: 'k' });
+  });
+
+  it('uses Qdrant when QDRANT_URL is set', () => {
+    const config = loadCoreConfig({ QDRANT_URL: 'http://localhost:6333', QDRANT_COLLECTION: 'book' }, '/srv/app');
+    expect(config.store).toEqual({ backend: 'qdrant', collection: 'book', url: 'http://localhost:6333' });
+  });
+
+  it('names the variable and the fix when a value is wrong', () => {
+    const badProvider = configError({ EMBEDDING_PROVIDER: 'cohere' });
+    expect(badProvider.code).toBe('config_invalid');
+    expect(badProvider.message).toContain('EMBEDDING_PROVIDER');
+    expect(badProvider.hint).toContain('local, gemini, openai');
+
+    expect(configError({ VECTOR_STORE: 'qdrant' }).message).toContain('QDRANT_URL');
+    expect(configError({ QDRANT_URL: 'localhost:6333' }).hint).toContain('http://localhost:6333');
+    expect(configError({ EMBEDDING_DIMENSIONS: '-3' }).message).toContain('EMBEDDING_DIMENSIONS');
+    expect(configError({ EMBEDDING_PROVIDER: 'gemini' }).hint).toContain('GEMINI_API_KEY');
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * Retrieval configuration from the environment. Every variable has a default
+ * that works offline; a wrong value stops with a message that names the
+ * variable and the fix.
+ */
+import path from 'node:path';
+import { DocsChatError } from './errors.js';
+
+export type EmbeddingProvider = 'local' | 'gemini' | 'openai';
+export type VectorStoreBackend = 'embedded' | 'qdrant';
+
+export interface EmbedderConfig {
+  provider: EmbeddingProvider;
+  /** Model name; the provider's default when unset. */
+  model?: string;
+  dimensions?: number;
+  apiKey?: string;
+  baseUrl?: string;
+}
+
+export interface StoreConfig {
+  backend: VectorStoreBackend;
+  collection: string;
+  url?: string;
+  apiKey?: string;
+}
+
+export interface CoreConfig {
+  /** Where the embedded store, the embedding cache and locks live. */
+  dataDir: string;
+  /** Default docs folder for `ingest`. */
+  docsDir: string;
+  /** Docusaurus docs `routeBasePath`, used to compute page URLs. */
+  routeBasePath: string;
+  /** JSON file of exact permalinks written by the Docusaurus plugin; auto-detected when unset. */
+  permalinksFile?: string;
+  embedder: EmbedderConfig;
+  store: StoreConfig;
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new DocsChatError('config_invalid', `${name}="${value}" is not valid.`, {
+    hint: `Set ${name} to one of: ${allowed.join(', ')} (or leave it unset for "${fallback}").`,
+  });
+}
+
+function positiveInteger(env: Env, name: string): number | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) {
+    throw new DocsChatError('config_invalid', `${name}="${value}" is not a positive whole number.`, {
+      hint: `Set ${name} to a number such as 768, or leave it unset for the default.`,
+    });
+  }
+  return parsed;
+}
+
+function url(env: Env, name: string): string | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new DocsChatError('config_invalid', `${name}="${value}" is not an http(s) URL.`, {
+      hint: `Set ${name} to a full URL such as http://localhost:6333.`,
+    });
+  }
+  return value;
+}
+
+/** Reads the retrieval settings from `env` (usually `process.env`). */
+export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd()): CoreConfig {
+  const geminiKey = text(env, 'GEMINI_API_KEY');
+  const openaiKey = text(env, 'OPENAI_API_KEY');
+  const provider = oneOf<EmbeddingProvider>(env, 'EMBEDDING_PROVIDER', ['local', 'gemini', 'openai'], geminiKey ? 'gemini' : 'local');
+  if (provider === 'gemini' && !geminiKey) {
+    throw new DocsChatError('config_invalid', 'EMBEDDING_PROVIDER=gemini needs GEMINI_API_KEY.', {
+      hint: 'Set GEMINI_API_KEY in .env, or set EMBEDDING_PROVIDER=local for offline embeddings.',
+    });
+  }
+  const openaiBase = url(env, 'OPENAI_BASE_URL');
+  if (provider === 'openai' && !openaiBase && !openaiKey) {
+    throw new DocsChatError('config_invalid', 'EMBEDDING_PROVIDER=openai needs OPENAI_BASE_URL or OPENAI_API_KEY.', {
+      hint: 'Set OPENAI_BASE_URL to an OpenAI-compatible server (and OPENAI_API_KEY if it needs one).',
+    });
+  }
+  const embedder: EmbedderConfig = { provider };
+  const model = text(env, 'EMBEDDING_MODEL');
+  if (model) embedder.model = model;
+  const dimensions = positiveInteger(env, 'EMBEDDING_DIMENSIONS');
+  if (dimensions) embedder.dimensions = dimensions;
+  if (provider === 'gemini') {
+    embedder.apiKey = geminiKey;
+    const base = url(env, 'GEMINI_BASE_URL');
+    if (base) embedder.baseUrl = base;
+  } else if (provider === 'openai') {
+    if (openaiKey) embedder.apiKey = openaiKey;
+    if (openaiBase) embedder.baseUrl = openaiBase;
+  }
+
+  const backend = oneOf<VectorStoreBackend>(env, 'VECTOR_STORE', ['embedded', 'qdrant'], text(env, 'QDRANT_URL') ? 'qdrant' : 'embedded');
+  const store: StoreConfig = { backend, collection: text(env, 'QDRANT_COLLECTION') ?? 'docusaurus-book' };
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(store.collection)) {
+    throw new DocsChatError('config_invalid', `QDRANT_COLLECTION="${store.collection}" is not a valid collection name.`, {
+      hint: 'Use letters, digits, "-", "_" or "." (for example docusaurus-book).',
+    });
+  }
+  if (backend === 'qdrant') {
+    const qdrantUrl = url(env, 'QDRANT_URL');
+    if (!qdrantUrl) {
+      throw new DocsChatError('config_invalid', 'VECTOR_STORE=qdrant needs QDRANT_URL.', {
+        hint: 'Set QDRANT_URL (for example http://localhost:6333), or VECTOR_STORE=embedded.',
+      });
+    }
+    store.url = qdrantUrl;
+    const apiKey = text(env, 'QDRANT_API_KEY');
+    if (apiKey) store.apiKey = apiKey;
+  }
+
+  let routeBasePath = text(env, 'DOCS_ROUTE_BASE_PATH') ?? '/docs';
+  if (!routeBasePath.startsWith('/')) routeBasePath = `/${routeBasePath}`;
+
+  const config: CoreConfig = {
+    dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? '.data'),
+    docsDir: path.resolve(cwd, text(env, 'DOCS_DIR') ?? 'docs-site/docs'),
+    routeBasePath,
+    embedder,
+    store,
+  };
+  const permalinks = text(env, 'DOCS_PERMALINKS_FILE');
+  if (permalinks) config.permalinksFile = path.resolve(cwd, permalinks);
+  return config;
+}

@@ -1,0 +1,47 @@
+/** What an ingest did, printed by the CLI and returned by `POST /admin/ingest`. */
+export interface IngestReport {
+  docsDir: string;
+  dryRun: boolean;
+  rebuild: boolean;
+  embedder: { provider: string; model: string; dimensions: number };
+  store: { backend: string; collection: string };
+  files: {
+    total: number;
+    added: number;
+    modified: number;
+    deleted: number;
+    unchanged: number;
+    /** Files that are not pages, or cannot be read as text (binary, not UTF-8). */
+    skipped: { file: string; reason: string }[];
+    /** Readable files whose processing failed. */
+    failed: { file: string; reason: string }[];
+    /** Files that needed the tolerant markdown parse because MDX could not parse them. */
+    fallbackParsed: string[];
+  };
+  chunks: { added: number; updated: number; deleted: number; unchanged: number; total: number };
+  embedding: { calls: number; texts: number; cacheHits: number };
+  durationMs: number;
+}
+
+export interface IngestProgress {
+  phase: 'scan' | 'parse' | 'embed' | 'write' | 'done';
+  done: number;
+  total: number;
+}
+
+/** A short human summary, one fact per line. */
+export function formatIngestReport(report: IngestReport): string {
+  const lines = [
+    `${report.dryRun ? 'Dry run: nothing was written. ' : ''}Ingested ${report.docsDir} into ${report.store.backend} (${report.store.collection}) with ${report.embedder.provider}/${report.embedder.model} (${report.embedder.dimensions} dims).`,
+    `Files: ${report.files.total} processed — ${report.files.added} added, ${report.files.modified} modified, ${report.files.deleted} deleted, ${report.files.unchanged} unchanged, ${report.files.skipped.length} skipped, ${report.files.failed.length} failed.`,
+    `Chunks: ${report.chunks.added} added, ${report.chunks.updated} updated, ${report.chunks.deleted} deleted, ${report.chunks.unchanged} unchanged (${report.chunks.total} in the index).`,
+    `Embedding calls: ${report.embedding.calls} (${report.embedding.texts} texts embedded, ${report.embedding.cacheHits} from cache).`,
+    `Duration: ${(report.durationMs / 1000).toFixed(2)} s.`,
+  ];
+  for (const skipped of report.files.skipped) lines.push(`  skipped ${skipped.file}: ${skipped.reason}`);
+  for (const failed of report.files.failed) lines.push(`  FAILED ${failed.file}: ${failed.reason}`);
+  if (report.files.fallbackParsed.length > 0) {
+    lines.push(`  ${report.files.fallbackParsed.length} file(s) were not valid MDX and were read as plain markdown: ${report.files.fallbackParsed.join(', ')}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,304 @@
+/**
+ * Incremental ingest: decides per file added / modified / deleted / unchanged
+ * from content hashes, embeds only what changed (the embedding cache catches
+ * unchanged chunks of modified files), upserts, then deletes the chunks of
+ * removed files and the stale chunks of modified ones. Nothing becomes visible
+ * before `commit()`, so a failure or a kill leaves the previous index serving;
+ * the next run redoes whatever was not recorded.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { DocsChatError, throwIfAborted } from '../errors.js';
+import type { Chunk } from '../markdown/document.js';
+import { decodeSourceFile } from '../markdown/decode-source.js';
+import { parseDocument } from '../markdown/parse-document.js';
+import { chunkDocument } from '../markdown/chunk-document.js';
+import { encodeDocumentSparse, encodePageSparse } from '../text/sparse-encoder.js';
+import { countChunk, emptyTermStatistics, readTermStatistics, serializeTermStatistics } from '../text/term-statistics.js';
+import type { TermStatistics } from '../text/term-statistics.js';
+import { learnTermAssociations, readTermAssociations, serializeTermAssociations } from '../text/term-associations.js';
+import { analyzeTerms } from '../text/text-analysis.js';
+import type { IndexedPage, IndexedPoint, VectorStore } from '../stores/vector-store.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import { acquireIngestLock } from './ingest-lock.js';
+import { listDocsFiles, loadPermalinks } from './docs-files.js';
+import type { IngestProgress, IngestReport } from './ingest-report.js';
+import { buildIndexMeta, checkIndexMeta } from './index-identity.js';
+
+/** What the ingest needs from the embedding layer (batching, retries and cache live there). */
+export interface DocumentEmbedding {
+  embedDocuments(
+    items: { hash: string; text: string; title: string }[],
+    options?: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void },
+  ): Promise<Float32Array[]>;
+  readonly stats: { calls: number; texts: number; cacheHits: number };
+}
+
+export interface IngestDependencies {
+  store: VectorStore;
+  embedder: Embedder;
+  embedding: DocumentEmbedding;
+  dataDir: string;
+}
+
+export interface IngestOptions {
+  docsDir: string;
+  routeBasePath?: string;
+  permalinksFile?: string;
+  rebuild?: boolean;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: IngestProgress) => void;
+}
+
+const UPSERT_BATCH = 256;
+/**
+ * Bump when parsing or chunking changes what a file turns into: every file's
+ * hash changes with it, so the next ingest re-chunks everything (the embedding
+ * cache still spares unchanged chunks).
+ */
+export const CHUNKING_VERSION = 'chunks-v1';
+
+interface PlannedFile {
+  file: string;
+  fileHash: string;
+  status: 'added' | 'modified' | 'unchanged';
+  text: string;
+}
+
+function sha256(input: string | Uint8Array): string {
+  return createHash('sha256').update(input).digest('hex');
+}
+
+export async function ingestDocs(deps: IngestDependencies, options: IngestOptions): Promise<IngestReport> {
+  const started = performance.now();
+  const { store, embedder, embedding } = deps;
+  const rebuild = options.rebuild ?? false;
+  const dryRun = options.dryRun ?? false;
+  const routeBasePath = options.routeBasePath ?? '/docs';
+  const progress = options.onProgress ?? (() => undefined);
+  const docsDir = path.resolve(options.docsDir);
+
+  const listing = await listDocsFiles(docsDir);
+  const lock = dryRun ? null : await acquireIngestLock(deps.dataDir, store.collection);
+  try {
+    const meta = buildIndexMeta(embedder);
+    const existingMeta = rebuild ? null : await store.readMeta(options.signal);
+    if (existingMeta) checkIndexMeta(existingMeta, meta, `in ${store.backend} (${store.collection})`);
+    if (!dryRun) await store.prepare(existingMeta ?? meta, { rebuild });
+
+    const permalinks = await loadPermalinks(docsDir, options.permalinksFile);
+    const stored = rebuild && !dryRun ? [] : existingMeta ? await store.listFiles(options.signal) : [];
+    const storedByFile = new Map(stored.map((state) => [state.file, state]));
+
+    // Scan: read, decode and hash every page.
+    const skipped = [...listing.ignored];
+    const failed: { file: string; reason: string }[] = [];
+    const planned: PlannedFile[] = [];
+    let scanned = 0;
+    for (const file of listing.pages) {
+      throwIfAborted(options.signal);
+      progress({ phase: 'scan', done: scanned, total: listing.pages.length });
+      scanned += 1;
+      let bytes: Uint8Array;
+      try {
+        bytes = await fs.readFile(path.join(docsDir, file));
+      } catch (error) {
+        skipped.push({ file, reason: `cannot be read: ${(error as Error).message}` });
+        continue;
+      }
+      const decoded = decodeSourceFile(bytes);
+      if (!decoded.ok) {
+        skipped.push({ file, reason: decoded.reason });
+        continue;
+      }
+      const permalink = permalinks.get(file);
+      // The hash covers everything that shapes the chunks, not only the bytes.
+      const fileHash = sha256(`${CHUNKING_VERSION}\0${routeBasePath}\0${permalink ?? ''}\0${sha256(bytes)}`);
+      const previous = storedByFile.get(file);
+      const status = previous === undefined ? 'added' : previous.fileHash === fileHash ? 'unchanged' : 'modified';
+      planned.push({ file, fileHash, status, text: decoded.text });
+    }
+    const present = new Set(planned.map((entry) => entry.file));
+    const deletedFiles = stored.filter((state) => !present.has(state.file));
+
+    // Parse and chunk what changed.
+    const changed = planned.filter((entry) => entry.status !== 'unchanged');
+    const fallbackParsed: string[] = [];
+    const newChunks: { entry: PlannedFile; chunks: Chunk[] }[] = [];
+    let parsed = 0;
+    for (const entry of changed) {
+      throwIfAborted(options.signal);
+      progress({ phase: 'parse', done: parsed, total: changed.length });
+      parsed += 1;
+      try {
+        const document = parseDocument({ file: entry.file, text: entry.text, routeBasePath, permalink: permalinks.get(entry.file) });
+        if (document.usedFallbackParser) fallbackParsed.push(entry.file);
+        newChunks.push({ entry, chunks: chunkDocument(document, { fileHash: entry.fileHash }) });
+      } catch (error) {
+        failed.push({ file: entry.file, reason: (error as Error).message });
+      }
+    }
+
+    // Work out chunk-level changes against what the index holds.
+    const previousChunkHashes = new Map<string, string>();
+    const modifiedIds = newChunks.flatMap(({ entry }) => storedByFile.get(entry.file)?.chunkIds ?? []);
+    const deletedIds = deletedFiles.flatMap((state) => state.chunkIds);
+    // The chunks that go away are fetched whole: the term statistics uncount them.
+    const replacedChunks = dryRun || modifiedIds.length + deletedIds.length === 0 ? [] : await store.getByIds([...modifiedIds, ...deletedIds], options.signal);
+    if (dryRun && modifiedIds.length > 0) {
+      for (const chunk of await store.getByIds(modifiedIds, options.signal)) previousChunkHashes.set(chunk.id, chunk.hash);
+    }
+    for (const chunk of replacedChunks) previousChunkHashes.set(chunk.id, chunk.hash);
+    let added = 0;
+    let updated = 0;
+    let unchangedChunks = 0;
+    const toEmbed: Chunk[] = [];
+    for (const { chunks } of newChunks) {
+      for (const chunk of chunks) {
+        const previousHash = previousChunkHashes.get(chunk.id);
+        if (previousHash === undefined) added += 1;
+        else if (previousHash === chunk.hash) unchangedChunks += 1;
+        else updated += 1;
+        toEmbed.push(chunk);
+      }
+    }
+    const keptIds = new Set(toEmbed.map((chunk) => chunk.id));
+    const staleIds = [
+      ...newChunks.flatMap(({ entry }) => (storedByFile.get(entry.file)?.chunkIds ?? []).filter((id) => !keptIds.has(id))),
+      ...deletedFiles.flatMap((state) => state.chunkIds),
+    ];
+    const failedFiles = new Set(failed.map((entry) => entry.file));
+    const untouchedChunks = stored
+      .filter((state) => present.has(state.file) && (failedFiles.has(state.file) || !changed.some((entry) => entry.file === state.file)))
+      .reduce((sum, state) => sum + state.chunkIds.length, 0);
+
+    const report: IngestReport = {
+      docsDir,
+      dryRun,
+      rebuild,
+      embedder: { provider: embedder.provider, model: embedder.model, dimensions: embedder.dimensions },
+      store: { backend: store.backend, collection: store.collection },
+      files: {
+        total: listing.pages.length,
+        added: planned.filter((entry) => entry.status === 'added').length,
+        modified: planned.filter((entry) => entry.status === 'modified').length,
+        deleted: deletedFiles.length,
+        unchanged: planned.filter((entry) => entry.status === 'unchanged').length,
+        skipped,
+        failed,
+        fallbackParsed,
+      },
+      chunks: {
+        added,
+        updated,
+        deleted: staleIds.length,
+        unchanged: unchangedChunks + untouchedChunks,
+        total: untouchedChunks + toEmbed.length,
+      },
+      embedding: { calls: 0, texts: 0, cacheHits: 0 },
+      durationMs: 0,
+    };
+    if (dryRun) {
+      report.durationMs = Math.round(performance.now() - started);
+      return report;
+    }
+
+    // Embed (cache first), then write.
+    const statsBefore = { ...embedding.stats };
+    const vectors = await embedding.embedDocuments(
+      toEmbed.map((chunk) => ({ hash: chunk.hash, text: chunk.indexText, title: chunk.title })),
+      { signal: options.signal, onProgress: (done, total) => progress({ phase: 'embed', done, total }) },
+    );
+    report.embedding = {
+      calls: embedding.stats.calls - statsBefore.calls,
+      texts: embedding.stats.texts - statsBefore.texts,
+      cacheHits: embedding.stats.cacheHits - statsBefore.cacheHits,
+    };
+    const points: IndexedPoint[] = toEmbed.map((chunk, index) => ({
+      id: chunk.id,
+      dense: vectors[index] as Float32Array,
+      sparse: encodeDocumentSparse({ headingPath: chunk.headingPath, text: chunk.text }),
+      payload: chunk,
+    }));
+    for (let offset = 0; offset < points.length; offset += UPSERT_BATCH) {
+      throwIfAborted(options.signal);
+      progress({ phase: 'write', done: offset, total: points.length });
+      await store.upsert(points.slice(offset, offset + UPSERT_BATCH), options.signal);
+    }
+    if (staleIds.length > 0) await store.deleteByIds(staleIds, options.signal);
+
+    // Page-level vectors for the pages that changed; removed pages go.
+    const pages: IndexedPage[] = newChunks
+      .filter(({ chunks }) => chunks.length > 0)
+      .map(({ entry, chunks }) => ({
+        file: entry.file,
+        docId: (chunks[0] as Chunk).docId,
+        sparse: encodePageSparse({ title: (chunks[0] as Chunk).title, texts: chunks.map((chunk) => chunk.text) }),
+      }));
+    if (pages.length > 0) await store.upsertPages(pages, options.signal);
+    const emptiedFiles = newChunks.filter(({ chunks }) => chunks.length === 0).map(({ entry }) => entry.file);
+    if (deletedFiles.length + emptiedFiles.length > 0) {
+      await store.deletePages([...deletedFiles.map((state) => state.file), ...emptiedFiles], options.signal);
+    }
+
+    // A rebuild starts from an empty index, so counting the new chunks is the whole story.
+    const previousStats = rebuild ? emptyTermStatistics() : readTermStatistics(existingMeta?.extra);
+    const anythingChanged = toEmbed.length > 0 || staleIds.length > 0;
+    const previousAssociations = rebuild ? null : readTermAssociations(existingMeta?.extra);
+    if (anythingChanged || previousStats === null || previousStats.chunks !== report.chunks.total || previousAssociations === null) {
+      const stats = await updatedTermStatistics(store, previousStats, { added: toEmbed, removed: replacedChunks, total: report.chunks.total, signal: options.signal });
+      // Associations depend on every chunk's word order, so they are learned afresh from the whole index.
+      const associations = learnTermAssociations((await allChunks(store, options.signal)).map((chunk) => analyzeTerms(chunk.text)));
+      await store.updateMetaExtra(
+        { ...(existingMeta?.extra ?? {}), termStats: serializeTermStatistics(stats), termAssociations: serializeTermAssociations(associations) },
+        options.signal,
+      );
+    }
+    await store.commit();
+    progress({ phase: 'done', done: points.length, total: points.length });
+    report.durationMs = Math.round(performance.now() - started);
+    return report;
+  } finally {
+    await lock?.release();
+  }
+}
+
+/**
+ * Term statistics after this run: the previous ones minus the removed chunks
+ * plus the new ones, or, when there were none or they do not add up to the
+ * index's chunk count (a run killed between writes), counted afresh from every
+ * chunk in the store.
+ */
+async function updatedTermStatistics(
+  store: VectorStore,
+  previous: TermStatistics | null,
+  change: { added: Chunk[]; removed: Chunk[]; total: number; signal?: AbortSignal },
+): Promise<TermStatistics> {
+  if (previous) {
+    const stats: TermStatistics = { chunks: previous.chunks, df: new Map(previous.df) };
+    for (const chunk of change.removed) countChunk(stats, chunk, -1);
+    for (const chunk of change.added) countChunk(stats, chunk, 1);
+    if (stats.chunks === change.total) return stats;
+  }
+  const stats = emptyTermStatistics();
+  const ids = (await store.listFiles(change.signal)).flatMap((state) => state.chunkIds);
+  for (let start = 0; start < ids.length; start += 512) {
+    for (const chunk of await store.getByIds(ids.slice(start, start + 512), change.signal)) countChunk(stats, chunk, 1);
+  }
+  return stats;
+}
+
+/** Every chunk in the index, in batches. */
+async function allChunks(store: VectorStore, signal?: AbortSignal): Promise<Chunk[]> {
+  const ids = (await store.listFiles(signal)).flatMap((state) => state.chunkIds);
+  const chunks: Chunk[] = [];
+  for (let start = 0; start < ids.length; start += 512) chunks.push(...(await store.getByIds(ids.slice(start, start + 512), signal)));
+  return chunks;
+}
+
+export function describeIngestFailure(error: unknown): string {
+  if (error instanceof DocsChatError) return error.describe();
+  return `Ingest failed: ${(error as Error).message}`;
+}

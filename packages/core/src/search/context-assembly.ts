@@ -1,0 +1,50 @@
+/**
+ * Context for the LLM: numbered sources `[n] Title > Heading (url)` followed by
+ * their text, within a token budget. When the budget is short the least
+ * relevant sources go first; a single source too long for what is left is cut
+ * at a paragraph or sentence boundary.
+ */
+import { countTokens } from '../markdown/tokens.js';
+import type { AssembledContext, ContextSource, SearchHit } from './search-types.js';
+
+export const DEFAULT_CONTEXT_TOKEN_BUDGET = 3500;
+
+function sourceHeader(number: number, hit: SearchHit): string {
+  return `[${number}] ${hit.chunk.headingPath.join(' > ')} (${hit.chunk.url})`;
+}
+
+function truncateToTokens(text: string, budget: number): string {
+  if (countTokens(text) <= budget) return text;
+  const pieces = text.split(/(?<=\n\n)|(?<=[.!?]\s)/);
+  let kept = '';
+  for (const piece of pieces) {
+    if (countTokens(kept + piece) > budget) break;
+    kept += piece;
+  }
+  return `${kept.trimEnd()} …`;
+}
+
+export function assembleContext(hits: SearchHit[], options: { tokenBudget?: number } = {}): AssembledContext {
+  const budget = options.tokenBudget ?? DEFAULT_CONTEXT_TOKEN_BUDGET;
+  const ordered = [...hits].sort((a, b) => a.rank - b.rank);
+  const blocks: string[] = [];
+  const sources: ContextSource[] = [];
+  let used = 0;
+  let dropped = 0;
+  for (const hit of ordered) {
+    const number = sources.length + 1;
+    const header = sourceHeader(number, hit);
+    const headerTokens = countTokens(header) + 2;
+    const remaining = budget - used - headerTokens;
+    // A source needs room for a useful amount of text; otherwise it is dropped.
+    if (remaining < Math.min(80, countTokens(hit.chunk.text))) {
+      dropped += 1;
+      continue;
+    }
+    const body = truncateToTokens(hit.chunk.text, remaining);
+    blocks.push(`${header}\n${body}`);
+    used += headerTokens + countTokens(body);
+    sources.push({ number, chunk: hit.chunk, score: hit.score });
+  }
+  return { text: blocks.join('\n\n'), sources, tokens: used, dropped };
+}

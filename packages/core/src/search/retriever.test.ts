@@ -1,0 +1,84 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLocalEmbedder } from '../embeddings/local-embedder.js';
+import { createEmbeddingPipeline } from '../embeddings/embedding-pipeline.js';
+import { createEmbeddedStore } from '../stores/embedded-store.js';
+import type { VectorStore } from '../stores/vector-store.js';
+import { ingestDocs } from '../ingest/run-ingest.js';
+import { readTermStatistics } from '../text/term-statistics.js';
+import { createRetriever } from './retriever.js';
+import { LOCAL_CALIBRATION } from './scope-check.js';
+import type { Retriever } from './search-types.js';
+
+const fixtureDocs = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__', 'lighthouse-docs');
+
+describe('hybrid retriever on a small corpus', () => {
+  let dataDir: string;
+  let docsDir: string;
+  let store: VectorStore;
+  let retriever: Retriever;
+  const embedder = createLocalEmbedder();
+  const embedding = createEmbeddingPipeline({ embedder });
+
+  async function ingest(options: { rebuild?: boolean } = {}) {
+    return ingestDocs({ store, embedder, embedding, dataDir }, { docsDir, ...options });
+  }
+
+  beforeEach(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-retriever-'));
+    docsDir = path.join(dataDir, 'docs');
+    await fs.cp(fixtureDocs, docsDir, { recursive: true });
+    store = createEmbeddedStore({ dataDir });
+    await ingest({ rebuild: true });
+    retriever = createRetriever({ store, embedding, calibration: LOCAL_CALIBRATION });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('ranks first the section whose heading the question names', async () => {
+    const response = await retriever.search('How often should the lens be cleaned?');
+    expect(response.hits[0]?.chunk.heading).toBe('Cleaning the lens');
+    expect(response.outOfScope).toBe(false);
+  });
+
+  it('finds the section for a paraphrase that shares few words with it and keeps it in scope', async () => {
+    const response = await retriever.search('The flame keeps smoking, what should I do with the wick?');
+    expect(response.hits.slice(0, 3).map((hit) => hit.chunk.heading)).toContain('Replacing the wick');
+    expect(response.outOfScope).toBe(false);
+    expect(response.confidence).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('rejects a question about something the docs never mention, with low confidence', async () => {
+    const response = await retriever.search('How do I deploy my Gatsby site to Netlify?');
+    expect(response.outOfScope).toBe(true);
+    expect(response.confidence).toBeLessThan(0.5);
+  });
+
+  it('returns a chunk with its neighbours and the whole document it belongs to, in document order', async () => {
+    const [first] = (await retriever.search('Replacing the wick')).hits;
+    const chunkId = first?.chunk.id as string;
+    const document = await retriever.documentOf(chunkId);
+    expect(document.map((chunk) => chunk.heading)).toEqual(['Cleaning the lens', 'Replacing the wick', 'Storing lamp oil']);
+    const around = await retriever.neighbours(chunkId, { before: 1, after: 1 });
+    expect(around.map((chunk) => chunk.heading)).toEqual(['Cleaning the lens', 'Replacing the wick', 'Storing lamp oil']);
+    expect(await retriever.neighbours('00000000-0000-5000-8000-000000000000')).toEqual([]);
+  });
+
+  it('keeps its word statistics exact through an incremental ingest that edits and deletes pages', async () => {
+    await fs.writeFile(path.join(docsDir, 'guides', 'lamp.md'), '---\ntitle: The lamp\n---\n\n## Cleaning the lens\n\nPolish the lens with a soft cloth.\n');
+    await fs.rm(path.join(docsDir, 'guides', 'fog-signal.md'));
+    await ingest();
+    const incremental = readTermStatistics((await store.readMeta())?.extra);
+    await ingest({ rebuild: true });
+    const rebuilt = readTermStatistics((await store.readMeta())?.extra);
+    expect(incremental).toEqual(rebuilt);
+    expect(rebuilt?.df.has('compressor')).toBe(false);
+    // The deleted page's vector went with it: its words no longer pull any page up.
+    expect((await retriever.search('compressor pistons grease')).outOfScope).toBe(true);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * Hybrid retrieval over one index: the question is embedded (dense) and
+ * encoded (sparse BM25, chunks and pages), the store returns the RRF-fused
+ * candidates with the raw lists, the candidates are re-ranked on the raw
+ * scores (rerank.ts), and a calibrated check on the raw signals decides
+ * whether anything in the docs answers the question.
+ */
+import { DocsChatError, throwIfAborted } from '../errors.js';
+import type { Chunk } from '../markdown/document.js';
+import type { IndexMeta, VectorStore } from '../stores/vector-store.js';
+import { encodePageQuerySparse, encodeQuerySparse } from '../text/sparse-encoder.js';
+import { readTermStatistics } from '../text/term-statistics.js';
+import type { TermStatistics } from '../text/term-statistics.js';
+import { expandWords, readTermAssociations, type TermAssociations } from '../text/term-associations.js';
+import { analyzeTerms } from '../text/text-analysis.js';
+import { literalSparseHits, rerankCandidates } from './rerank.js';
+import type { Retriever, SearchHit, SearchOptions, SearchResponse } from './search-types.js';
+import { judgeScope, type ScopeCalibration } from './scope-check.js';
+
+export const MAX_QUERY_CHARS = 2000;
+const DEFAULT_K = 5;
+const MAX_K = 50;
+/** Candidates taken from each list and re-ranked: deep enough that a good BM25 or dense hit is never cut before re-ranking. */
+const CANDIDATES = 50;
+/** How long term statistics read from the index meta are reused (Qdrant keeps them in a point: one fetch per query would double the round trips). */
+const STATS_TTL_MS = 10_000;
+/**
+ * Weight of a learned associate relative to a word of the question (1): high
+ * enough to bring in the section that says "middleware" for "interceptor",
+ * low enough that the question's own words still decide.
+ */
+const EXPANSION_WEIGHT = 0.4;
+
+export interface QueryEmbedding {
+  embedQuery(text: string, options?: { signal?: AbortSignal }): Promise<Float32Array>;
+}
+
+export interface RetrieverOptions {
+  store: VectorStore;
+  embedding: QueryEmbedding;
+  calibration: ScopeCalibration;
+}
+
+export function validateQuery(query: unknown): string {
+  if (typeof query !== 'string' || query.trim().length === 0) {
+    throw new DocsChatError('query_invalid', 'The question is empty.', { hint: 'Ask a question in a few words.' });
+  }
+  if (query.length > MAX_QUERY_CHARS) {
+    throw new DocsChatError('query_invalid', `The question is ${query.length} characters long; the limit is ${MAX_QUERY_CHARS}.`, {
+      hint: 'Shorten the question to its essentials.',
+    });
+  }
+  return query.trim();
+}
+
+export function createRetriever(options: RetrieverOptions): Retriever {
+  const { store, embedding, calibration } = options;
+  interface CorpusModel {
+    stats: TermStatistics | null;
+    associations: TermAssociations | null;
+  }
+  let modelCache: { meta: IndexMeta | null; model: CorpusModel; readAt: number } | null = null;
+
+  /** Term statistics and learned associations kept with the index, re-read at most every STATS_TTL_MS. */
+  async function corpusModel(signal?: AbortSignal): Promise<CorpusModel> {
+    if (modelCache && performance.now() - modelCache.readAt < STATS_TTL_MS) return modelCache.model;
+    const meta = await store.readMeta(signal);
+    const model =
+      modelCache && modelCache.meta === meta
+        ? modelCache.model
+        : { stats: readTermStatistics(meta?.extra), associations: readTermAssociations(meta?.extra) };
+    modelCache = { meta, model, readAt: performance.now() };
+    return model;
+  }
+
+  return {
+    async search(rawQuery: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
+      const query = validateQuery(rawQuery);
+      const k = Math.min(Math.max(Math.trunc(searchOptions.k ?? DEFAULT_K), 1), MAX_K);
+      throwIfAborted(searchOptions.signal);
+      const { stats, associations } = await corpusModel(searchOptions.signal);
+      const expansions = expandWords(analyzeTerms(query), associations, EXPANSION_WEIGHT);
+      const dense = await embedding.embedQuery(query, { signal: searchOptions.signal });
+      throwIfAborted(searchOptions.signal);
+      const sparse = encodeQuerySparse(query, expansions);
+      const candidates = Math.max(CANDIDATES, k);
+      const result = await store.hybridSearch({
+        dense,
+        sparse,
+        // Pages are queried with the question's own words: expanding them too lost ranking quality on all three question sets.
+        pageSparse: encodePageQuerySparse(query),
+        limit: candidates,
+        prefetchLimit: candidates,
+        filter: searchOptions.filter,
+        signal: searchOptions.signal,
+      });
+      const ranked = rerankCandidates(query, result, stats);
+      const hits: SearchHit[] = ranked.slice(0, k).map((point, index) => ({ rank: index + 1, score: point.score, chunk: point.payload }));
+      // The scope check judges the question as written: rank the same candidates on its own words.
+      const literal = expansions.size === 0 ? ranked : rerankCandidates(query, { ...result, sparse: literalSparseHits(query, result, stats) }, stats);
+      const verdict = judgeScope(query, { ...result, fused: literal }, stats, calibration);
+      return { hits, outOfScope: hits.length === 0 || verdict.outOfScope, confidence: hits.length === 0 ? 0 : verdict.confidence };
+    },
+
+    async neighbours(chunkId, neighbourOptions = {}): Promise<Chunk[]> {
+      const [chunk] = await store.getByIds([chunkId], neighbourOptions.signal);
+      if (!chunk) return [];
+      const all = await store.getByFile(chunk.file, neighbourOptions.signal);
+      const position = all.findIndex((candidate) => candidate.id === chunkId);
+      const before = neighbourOptions.before ?? 1;
+      const after = neighbourOptions.after ?? 1;
+      return all.slice(Math.max(0, position - before), position + after + 1);
+    },
+
+    async documentOf(chunkId, signal): Promise<Chunk[]> {
+      const [chunk] = await store.getByIds([chunkId], signal);
+      if (!chunk) return [];
+      return store.getByFile(chunk.file, signal);
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { isDocsChatError } from '../errors.js';
+import { createEmbeddedStore } from './embedded-store.js';
+import {
+  conformanceMeta,
+  denseVector,
+  errorCode,
+  makeChunk,
+  point,
+  pointId,
+  samplePoints,
+  sparseVector,
+} from './vector-store.conformance.js';
+import type { HybridQuery, VectorStore } from './vector-store.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repositoryRoot = join(here, '../../../..');
+const run = promisify(execFile);
+
+let dataDir: string;
+const opened: VectorStore[] = [];
+
+function openStore(): VectorStore {
+  const store = createEmbeddedStore({ dataDir });
+  opened.push(store);
+  return store;
+}
+
+function indexDirectory(): string {
+  return join(dataDir, 'index', 'docusaurus-book');
+}
+
+async function buildIndex(): Promise<void> {
+  const writer = openStore();
+  await writer.prepare(conformanceMeta, { rebuild: true });
+  await writer.upsert(samplePoints());
+  await writer.commit();
+}
+
+async function dataFile(prefix: string): Promise<string> {
+  const name = (await readdir(indexDirectory())).find((entry) => entry.startsWith(prefix));
+  if (!name) throw new Error(`no ${prefix} file in the index`);
+  return join(indexDirectory(), name);
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(() => null, (error: unknown) => error);
+}
+
+const anyQuery: HybridQuery = { dense: denseVector(0), sparse: sparseVector({ 11: 1 }), limit: 3, prefetchLimit: 5 };
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'docs-chat-embedded-store-'));
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('embedded store on disk', () => {
+  it('reports a truncated vector file as a corrupt index with the rebuild hint instead of serving nothing', async () => {
+    await buildIndex();
+    const vectors = await dataFile('vectors-');
+    await truncate(vectors, 17);
+    const error = await failureOf(openStore().hybridSearch(anyQuery));
+    expect(errorCode(error)).toBe('index_corrupt');
+    expect(isDocsChatError(error) && error.message).toMatch(/truncated/);
+    expect(isDocsChatError(error) && error.hint).toMatch(/--rebuild/);
+  });
+
+  it('reports a payload file whose bytes changed as a corrupt index', async () => {
+    await buildIndex();
+    const points = await dataFile('points-');
+    const text = await readFile(points, 'utf8');
+    await writeFile(points, text.replace('Chunk 1 of', 'Chunk 9 of'));
+    const error = await failureOf(openStore().readMeta());
+    expect(errorCode(error)).toBe('index_corrupt');
+    expect(isDocsChatError(error) && error.message).toMatch(/checksum/);
+  });
+
+  it('reports a manifest cut off mid-write as a corrupt index, and a rebuild still starts over', async () => {
+    await cp(join(here, '__fixtures__/manifest-not-json'), dataDir, { recursive: true });
+    const store = openStore();
+    const error = await failureOf(store.status());
+    expect(errorCode(error)).toBe('index_corrupt');
+    expect(isDocsChatError(error) && error.hint).toMatch(/--rebuild/);
+    await store.prepare(conformanceMeta, { rebuild: true });
+    await store.upsert(samplePoints().slice(0, 2));
+    await store.commit();
+    expect((await openStore().status()).vectors).toBe(2);
+  });
+
+  it('keeps serving the last committed snapshot while a writer has uncommitted changes', async () => {
+    await buildIndex();
+    const writer = openStore();
+    await writer.prepare(conformanceMeta, { rebuild: true });
+    await writer.upsert([point(makeChunk(40, 'new.md', 0), denseVector(1), sparseVector({ 1: 1 }))]);
+    // The writer sees its own work; a fresh reader (another process) still gets the old index.
+    expect((await writer.status()).vectors).toBe(1);
+    const reader = openStore();
+    expect((await reader.status()).vectors).toBe(8);
+    expect(await reader.getByIds([pointId(40)])).toEqual([]);
+    // Killed before commit: nothing of the rebuild reaches the disk.
+    await writer.close();
+    expect((await openStore().listFiles()).map((file) => file.file)).toContain('intro.md');
+  });
+
+  it('picks up a snapshot committed by another process without a restart', async () => {
+    await buildIndex();
+    const server = openStore();
+    expect((await server.status()).vectors).toBe(8);
+    await run(process.execPath, [
+      join(repositoryRoot, 'node_modules/tsx/dist/cli.mjs'),
+      join(here, '__fixtures__/commit-in-another-process.ts'),
+      dataDir,
+      '77',
+    ]);
+    const result = await server.hybridSearch({ ...anyQuery, sparse: sparseVector({ 4242: 1 }) });
+    expect(result.sparse.map((hit) => hit.id)).toEqual([pointId(77)]);
+    expect((await server.status()).vectors).toBe(9);
+  });
+
+  it('leaves no partial files behind after a commit and reopens with identical results', async () => {
+    await buildIndex();
+    const entries = (await readdir(indexDirectory())).sort();
+    // The manifest and one each of vectors, sparse, points and pages.
+    expect(entries).toHaveLength(5);
+    expect(entries.filter((entry) => entry.endsWith('.tmp'))).toEqual([]);
+    const first = await openStore().hybridSearch(anyQuery);
+    const second = await openStore().hybridSearch(anyQuery);
+    expect(second).toEqual(first);
+    expect(first.fused.length).toBe(3);
+  });
+});
