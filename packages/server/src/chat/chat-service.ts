@@ -1,0 +1,494 @@
+/**
+ * The chat orchestration, free of HTTP: given a validated request it yields
+ * the protocol's events in order (meta, sources in general mode, tokens, done;
+ * warning and error as they happen) and keeps the conversation store up to
+ * date whatever happens. The question is stored before the model is called and
+ * the answer when it ends, complete, interrupted or failed. When the store is
+ * down the answer still streams, with `meta.persisted = false` and a warning.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  MAX_SELECTION_TOKENS,
+  type ChatMode,
+  type ChatRequest,
+  type ChatStreamEvent,
+  type ErrorEvent,
+  type FinishReason,
+  type SourceRef,
+  type TokenUsage,
+  type WarningEvent,
+} from '@docs-chat/core/protocol';
+import type { AssembleContext, AssembledContext, ContextSource, CountTokens, Retriever, SearchResponse } from '../core-api.js';
+import type { MessageStatus } from '../conversations/conversation-store.js';
+import type { ChatModel, ChatModelRequest, ChatTurn } from '../llm/chat-model.js';
+import { isLlmError } from '../llm/chat-model.js';
+import { generalSystemPrompt, OUT_OF_SCOPE_ANSWER, selectionSystemPrompt } from './chat-prompt.js';
+import { sourcesUsedByAnswer } from './cited-sources.js';
+import { type ConversationGateway, describeError, type ServerLogger } from './conversation-gateway.js';
+import { retrievalQuery } from './follow-up-query.js';
+import { boundSelection } from './selection-text.js';
+import { detectSmallTalk, smallTalkReply } from './small-talk.js';
+
+/** Chunks retrieved per question. */
+export const RETRIEVED_CHUNKS = 5;
+/** User+assistant pairs of earlier conversation sent with a general question. */
+export const HISTORY_PAIRS = 3;
+/** Low: answers should restate the documentation, not improvise around it. */
+export const ANSWER_TEMPERATURE = 0.2;
+
+export const BUSY_MESSAGE = 'Service temporarily busy, please try again in a moment';
+
+/** Where the retriever lives; the admin ingest may swap it for a fresh one. */
+export interface RetrievalHandle {
+  retriever: Retriever;
+}
+
+export interface ChatServiceDependencies {
+  retrieval: RetrievalHandle;
+  assembleContext: AssembleContext;
+  countTokens: CountTokens;
+  chatModel: ChatModel;
+  conversations: ConversationGateway;
+  newId?: () => string;
+}
+
+/** The reason given to the abort signal when the server stops before a stream has finished. */
+export class ServerShutdownError extends Error {
+  constructor() {
+    super('The server is shutting down.');
+    this.name = 'ServerShutdownError';
+  }
+}
+
+export type ChatStart =
+  | { kind: 'unknown_conversation' }
+  | {
+      kind: 'stream';
+      conversationId: string;
+      messageId: string;
+      mode: ChatMode;
+      /** False for selection mode and small talk. */
+      usedRetrieval: boolean;
+      events: AsyncGenerator<ChatStreamEvent, void, undefined>;
+      /** Filled in while the events are produced; complete once they end. */
+      metrics: ChatMetrics;
+    };
+
+/** What operators see of an answer in the logs: durations and outcome, never text. */
+export interface ChatMetrics {
+  /** Time spent retrieving, in milliseconds (general questions only). */
+  retrievalMs?: number;
+  /** Time from the start of the answer to the model's first text, in milliseconds. */
+  firstTextMs?: number;
+  hits?: number;
+  outOfScope?: boolean;
+  finishReason?: FinishReason;
+  persisted?: boolean;
+  usage?: TokenUsage | null;
+}
+
+interface Turn {
+  request: ChatRequest;
+  conversationId: string;
+  isNewConversation: boolean;
+  userMessageId: string;
+  messageId: string;
+  /** Still true while every write to the store has worked. */
+  persisted: boolean;
+  signal: AbortSignal;
+  logger: ServerLogger;
+  startedAt: number;
+  metrics: ChatMetrics;
+}
+
+interface Answer {
+  text: string;
+  status: MessageStatus;
+  finishReason: FinishReason;
+  usage: TokenUsage | null;
+  sources: SourceRef[];
+}
+
+export class ChatService {
+  private readonly newId: () => string;
+  private readonly contexts = new WeakMap<SearchResponse, AssembledContext>();
+
+  constructor(private readonly deps: ChatServiceDependencies) {
+    this.newId = deps.newId ?? randomUUID;
+  }
+
+  /**
+   * Checks what must be known before the first byte (an unknown conversation is a 404)
+   * and returns the event stream. Iterate it to the end: it finishes storing the answer
+   * even after the signal aborts.
+   */
+  async start(request: ChatRequest, signal: AbortSignal, logger: ServerLogger): Promise<ChatStart> {
+    let persisted = true;
+    if (request.conversation_id !== undefined) {
+      const conversationId = request.conversation_id;
+      try {
+        const exists = await this.deps.conversations.run((store) => store.conversationExists(conversationId));
+        if (!exists) return { kind: 'unknown_conversation' };
+      } catch (error) {
+        logger.warn({ err: describeError(error) }, 'conversation store unavailable: answering without saving');
+        persisted = false;
+      }
+    }
+    const turn: Turn = {
+      request,
+      conversationId: request.conversation_id ?? this.newId(),
+      isNewConversation: request.conversation_id === undefined,
+      userMessageId: this.newId(),
+      messageId: this.newId(),
+      persisted,
+      signal,
+      logger,
+      startedAt: performance.now(),
+      metrics: {},
+    };
+    const smallTalk = request.mode === 'general' ? detectSmallTalk(request.message) : null;
+    const events =
+      request.mode === 'selection'
+        ? this.answerSelection(turn)
+        : smallTalk !== null
+          ? this.answerFixed(turn, smallTalkReply(smallTalk), 'stop')
+          : this.answerGeneral(turn);
+    return {
+      kind: 'stream',
+      conversationId: turn.conversationId,
+      messageId: turn.messageId,
+      mode: request.mode,
+      usedRetrieval: request.mode === 'general' && smallTalk === null,
+      events,
+      metrics: turn.metrics,
+    };
+  }
+
+  private async *answerGeneral(turn: Turn): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    let history: ChatTurn[] = [];
+    let questionSaved: Promise<void>;
+    if (turn.isNewConversation) {
+      // A new conversation has no history, so saving the question and retrieving can overlap.
+      questionSaved = this.saveQuestion(turn);
+    } else {
+      await this.saveQuestion(turn);
+      history = await this.loadHistory(turn);
+      questionSaved = Promise.resolve();
+    }
+
+    const query = retrievalQuery(turn.request.message, history);
+    const retrievalStarted = performance.now();
+    const [, searched] = await Promise.all([
+      questionSaved,
+      this.deps.retrieval.retriever.search(query, { k: RETRIEVED_CHUNKS, signal: turn.signal }).then(
+        (response): { ok: true; response: SearchResponse } => {
+          turn.metrics.retrievalMs = Math.round(performance.now() - retrievalStarted);
+          turn.metrics.hits = response.hits.length;
+          turn.metrics.outOfScope = response.outOfScope;
+          return { ok: true, response };
+        },
+        (error: unknown): { ok: false; error: unknown } => ({ ok: false, error }),
+      ),
+    ]);
+    yield* this.openingEvents(turn);
+
+    if (!searched.ok) {
+      const aborted = turn.signal.aborted;
+      if (!aborted) turn.logger.error({ err: describeError(searched.error) }, 'retrieval failed');
+      const answer: Answer = {
+        text: '',
+        status: aborted ? 'interrupted' : 'error',
+        finishReason: aborted ? 'interrupted' : 'error',
+        usage: null,
+        sources: [],
+      };
+      await this.saveAnswer(turn, answer);
+      if (!aborted) {
+        yield {
+          type: 'error',
+          code: 'search_unavailable',
+          message: 'The documentation index cannot be searched right now; please try again shortly.',
+          retryable: true,
+        };
+      } else if (isShutdown(turn.signal)) {
+        yield shutdownEvent();
+      }
+      return;
+    }
+
+    const { response } = searched;
+    if (response.outOfScope || response.hits.length === 0) {
+      yield { type: 'sources', sources: [] };
+      yield* this.finishFixed(turn, OUT_OF_SCOPE_ANSWER, 'no_answer');
+      return;
+    }
+
+    const context = this.contextFor(response);
+    const numbered = context.sources.map((source) => ({ number: source.number, source: toSourceRef(source) }));
+    yield { type: 'sources', sources: numbered.map((entry) => entry.source) };
+
+    yield* this.streamModel(
+      turn,
+      {
+        system: generalSystemPrompt(context.text, turn.request.page),
+        messages: [...history, { role: 'user', content: turn.request.message }],
+        question: turn.request.message,
+        sources: context.sources,
+        signal: turn.signal,
+        temperature: ANSWER_TEMPERATURE,
+      },
+      (text) => sourcesUsedByAnswer(text, numbered),
+    );
+  }
+
+  /**
+   * The numbered context of a search response. A response served again by the retrieval
+   * cache is the same object, so its context (token counting is not free) is built once.
+   */
+  private contextFor(response: SearchResponse): AssembledContext {
+    let context = this.contexts.get(response);
+    if (!context) {
+      context = this.deps.assembleContext(response.hits);
+      this.contexts.set(response, context);
+    }
+    return context;
+  }
+
+  private async *answerSelection(turn: Turn): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    const bounded = boundSelection(turn.request.context ?? '', MAX_SELECTION_TOKENS, this.deps.countTokens);
+    await this.saveQuestion(turn);
+    yield* this.openingEvents(turn);
+    if (bounded.truncated) {
+      yield {
+        type: 'warning',
+        code: 'selection_truncated',
+        message: `The highlighted text is about ${bounded.originalTokens} tokens; only its first ${MAX_SELECTION_TOKENS} were used. Highlight a shorter passage to ask about the rest.`,
+      };
+    }
+    yield* this.streamModel(
+      turn,
+      {
+        system: selectionSystemPrompt(bounded.text, turn.request.page),
+        messages: [{ role: 'user', content: turn.request.message }],
+        question: turn.request.message,
+        sources: [],
+        selection: bounded.text,
+        signal: turn.signal,
+        temperature: ANSWER_TEMPERATURE,
+      },
+      () => [],
+    );
+  }
+
+  /** Small talk: a fixed reply, no retrieval, no model. */
+  private async *answerFixed(turn: Turn, text: string, finishReason: FinishReason): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    await this.saveQuestion(turn);
+    yield* this.openingEvents(turn);
+    yield { type: 'sources', sources: [] };
+    yield* this.finishFixed(turn, text, finishReason);
+  }
+
+  private async *finishFixed(turn: Turn, text: string, finishReason: FinishReason): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    yield { type: 'token', content: text };
+    if (!(await this.saveAnswer(turn, { text, status: 'complete', finishReason, usage: null, sources: [] }))) yield notSavedWarning();
+    yield { type: 'done', sources: [], finish_reason: finishReason, usage: null };
+  }
+
+  private async *openingEvents(turn: Turn): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    yield {
+      type: 'meta',
+      conversation_id: turn.conversationId,
+      message_id: turn.messageId,
+      mode: turn.request.mode,
+      persisted: turn.persisted,
+    };
+    if (!turn.persisted) yield notSavedWarning();
+  }
+
+  private async *streamModel(
+    turn: Turn,
+    request: ChatModelRequest,
+    sourcesFor: (answer: string) => SourceRef[],
+  ): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    let text = '';
+    let finishReason: FinishReason = 'stop';
+    let usage: TokenUsage | null = null;
+    let failure: ErrorEvent | null = null;
+    let status: MessageStatus = 'complete';
+    try {
+      for await (const event of this.deps.chatModel.stream(request)) {
+        if (event.type === 'text') {
+          if (event.text.length === 0) continue;
+          turn.metrics.firstTextMs ??= Math.round(performance.now() - turn.startedAt);
+          text += event.text;
+          yield { type: 'token', content: event.text };
+        } else {
+          finishReason = event.reason;
+          usage = event.usage;
+        }
+        if (turn.signal.aborted) break;
+      }
+      if (turn.signal.aborted) {
+        status = 'interrupted';
+        finishReason = 'interrupted';
+      }
+    } catch (error) {
+      if (turn.signal.aborted) {
+        status = 'interrupted';
+        finishReason = 'interrupted';
+      } else {
+        status = 'error';
+        finishReason = 'error';
+        failure = modelErrorEvent(error);
+        turn.logger.error({ err: describeError(error), partialAnswerChars: text.length }, 'the chat model failed');
+      }
+    }
+    const sources = sourcesFor(text);
+    const saved = await this.saveAnswer(turn, { text, status, finishReason, usage, sources });
+    if (!saved && status !== 'interrupted') yield notSavedWarning();
+    if (failure) {
+      yield failure;
+      return;
+    }
+    if (status === 'interrupted') {
+      if (isShutdown(turn.signal)) yield shutdownEvent();
+      return;
+    }
+    yield { type: 'done', sources, finish_reason: finishReason, usage };
+  }
+
+  /**
+   * Stores the conversation (when new), the question and the pending answer row before the model
+   * is called, in one statement: one round trip and one commit on the way to the first token, and
+   * all or nothing, so a failure leaves no half-started turn. The rows are written in that order
+   * because message order follows insertion order.
+   */
+  private async saveQuestion(turn: Turn): Promise<void> {
+    if (!turn.persisted) return;
+    try {
+      await this.deps.conversations.run((store) =>
+        store.startTurn({
+          conversationId: turn.conversationId,
+          newConversation: turn.isNewConversation,
+          mode: turn.request.mode,
+          question: { id: turn.userMessageId, content: turn.request.message },
+          answerId: turn.messageId,
+        }),
+      );
+    } catch (error) {
+      turn.persisted = false;
+      turn.logger.warn({ err: describeError(error) }, 'could not save the question: answering without saving');
+    }
+  }
+
+  private async loadHistory(turn: Turn): Promise<ChatTurn[]> {
+    if (!turn.persisted) return [];
+    try {
+      return await this.deps.conversations.run((store) => store.recentTurns(turn.conversationId, HISTORY_PAIRS));
+    } catch (error) {
+      turn.logger.warn({ err: describeError(error) }, 'could not load the conversation history: answering without it');
+      return [];
+    }
+  }
+
+  /** Stores the final answer; false when it could not be saved (the reader is then warned). */
+  private async saveAnswer(turn: Turn, answer: Answer): Promise<boolean> {
+    turn.metrics.finishReason = answer.finishReason;
+    turn.metrics.usage = answer.usage;
+    turn.metrics.persisted = turn.persisted;
+    if (!turn.persisted) return true;
+    try {
+      await this.deps.conversations.run((store) =>
+        store.finishMessage(turn.messageId, {
+          content: answer.text,
+          status: answer.status,
+          sources: answer.sources,
+          finishReason: answer.finishReason,
+          usage: answer.usage,
+        }),
+      );
+      return true;
+    } catch (error) {
+      turn.metrics.persisted = false;
+      turn.logger.warn({ err: describeError(error), status: answer.status }, 'could not save the answer');
+      return false;
+    }
+  }
+}
+
+export function toSourceRef(source: ContextSource): SourceRef {
+  const { chunk } = source;
+  return {
+    file: chunk.file,
+    title: chunk.title,
+    heading: chunk.heading,
+    headingPath: chunk.headingPath,
+    url: chunk.url,
+    score: source.score,
+  };
+}
+
+function notSavedWarning(): WarningEvent {
+  return {
+    type: 'warning',
+    code: 'conversation_not_saved',
+    message: 'This conversation cannot be saved right now, so it will not be available after you leave the page.',
+  };
+}
+
+function isShutdown(signal: AbortSignal): boolean {
+  return signal.reason instanceof ServerShutdownError;
+}
+
+function shutdownEvent(): ErrorEvent {
+  return {
+    type: 'error',
+    code: 'shutting_down',
+    message: 'The server is restarting and stopped this answer; please ask again in a few seconds.',
+    retryable: true,
+  };
+}
+
+/** The client-facing event for a model failure: a fixed message per code, never the provider's text. */
+export function modelErrorEvent(error: unknown): ErrorEvent {
+  if (isLlmError(error)) {
+    switch (error.code) {
+      case 'llm_rate_limited':
+        return { type: 'error', code: 'busy', message: BUSY_MESSAGE, retryable: true };
+      case 'llm_unavailable':
+        return {
+          type: 'error',
+          code: 'llm_unavailable',
+          message: 'The language model cannot be reached right now; please try again in a moment.',
+          retryable: true,
+        };
+      case 'llm_stream_cut':
+        return {
+          type: 'error',
+          code: 'answer_interrupted',
+          message: 'The answer was cut off by the language model service; please ask again.',
+          retryable: true,
+        };
+      case 'llm_blocked':
+        return {
+          type: 'error',
+          code: 'answer_blocked',
+          message: 'The language model declined to answer this question; try rephrasing it.',
+          retryable: false,
+        };
+      default:
+        return {
+          type: 'error',
+          code: 'llm_failed',
+          message: 'The assistant could not generate an answer because of a server problem; the site admin can find details in the logs.',
+          retryable: false,
+        };
+    }
+  }
+  return {
+    type: 'error',
+    code: 'internal_error',
+    message: 'Something went wrong while answering; please try again.',
+    retryable: true,
+  };
+}

@@ -1,0 +1,111 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { MetaEvent } from '@docs-chat/core/protocol';
+import { createConversationStore } from '../conversations/conversation-store.js';
+import { createTestSchema, findTestPostgres, NO_TEST_POSTGRES_REASON, type TestSchema } from '../conversations/test-postgres.js';
+import type { HealthReport } from '../health/health-check.js';
+import { createTestIndex, eventually, postChat, startTestServer, type TestIndex } from '../testing/test-server.js';
+
+/** Building the index and an embedded database can take a while on a busy machine. */
+const SETUP_TIMEOUT_MS = 120_000;
+
+/**
+ * A TCP relay in front of the real Postgres that can be switched off and on,
+ * like a database restarting under a running server.
+ */
+async function startSwitchableRelay(target: { host: string; port: number }): Promise<{ port: number; up: boolean; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const state = { up: false };
+  const server: Server = createServer((client) => {
+    if (!state.up) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(target);
+    sockets.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    get up() {
+      return state.up;
+    },
+    set up(value: boolean) {
+      state.up = value;
+      if (!value) for (const socket of sockets) socket.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const postgresUrl = await findTestPostgres();
+
+if (postgresUrl) {
+  describe('a server whose database comes back after an outage', () => {
+    let index: TestIndex;
+    let schema: TestSchema;
+
+    beforeAll(async () => {
+      index = await createTestIndex();
+      schema = await createTestSchema(postgresUrl);
+    }, SETUP_TIMEOUT_MS);
+
+    afterAll(async () => {
+      await schema?.drop();
+      await index?.remove();
+    });
+
+    it('starts degraded, then migrates and saves conversations again once Postgres answers', async () => {
+      const real = new URL(postgresUrl);
+      const relay = await startSwitchableRelay({ host: real.hostname, port: Number(real.port || 5432) });
+      const viaRelay = new URL(schema.url);
+      viaRelay.hostname = '127.0.0.1';
+      viaRelay.port = String(relay.port);
+      const store = await createConversationStore({ databaseUrl: viaRelay.toString(), dataDir: index.dataDir });
+      const server = await startTestServer({ index, store, env: { RATE_LIMIT_MAX: '1000' } });
+      try {
+        const health = async () => (await (await fetch(`${server.url}/health`)).json()) as HealthReport;
+        expect((await health()).status).toBe('degraded');
+        const unsaved = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
+        expect((unsaved.events[0] as MetaEvent).persisted).toBe(false);
+
+        relay.up = true;
+        await eventually(async () => (await health()).services.postgres.status === 'up', 10_000);
+        let saved: MetaEvent | undefined;
+        await eventually(async () => {
+          const reply = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
+          saved = reply.events[0] as MetaEvent;
+          if (saved.persisted) return true;
+          // The store is retried at most every two seconds after a failure; do not hammer it.
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          return false;
+        }, 10_000);
+        expect((await store.getConversation(saved!.conversation_id))?.messages).toHaveLength(2);
+
+        relay.up = false;
+        const during = await postChat(server.url, { message: 'What is a lock?', mode: 'general' });
+        expect(during.status).toBe(200);
+        expect(during.events.at(-1)?.type).toBe('done');
+        expect((during.events[0] as MetaEvent).persisted).toBe(false);
+      } finally {
+        await server.close();
+        await store.close();
+        await relay.close();
+      }
+    }, 60_000);
+  });
+} else {
+  console.warn(`Skipping the database outage test: ${NO_TEST_POSTGRES_REASON}.`);
+}

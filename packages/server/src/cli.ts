@@ -1,0 +1,62 @@
+/**
+ * The `docs-chat` command line: `ingest`, `search` and `serve`.
+ * Run from the repository root as `pnpm docs-chat <command>`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { runIngestCommand } from './commands/ingest-command.js';
+import { runSearchCommand } from './commands/search-command.js';
+
+const USAGE = `Usage: docs-chat <command> [options]
+
+Commands:
+  ingest [--docs DIR] [--rebuild] [--dry-run] [--json]
+      Index the markdown/MDX of DIR (default: DOCS_DIR or docs-site/docs).
+      Only files that changed since the last run are embedded again.
+  search "QUESTION" [--k 5] [--file-prefix PATH] [--json]
+      Print the best matching sections of the docs.
+  serve
+      Start the chat server (PORT, default 8000).
+
+Configuration comes from the environment and from .env when present;
+see .env.example for every variable.`;
+
+function loadDotEnv(): void {
+  const file = path.resolve(process.cwd(), '.env');
+  if (fs.existsSync(file) && typeof process.loadEnvFile === 'function') process.loadEnvFile(file);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  loadDotEnv();
+  switch (command) {
+    case 'ingest':
+      return runIngestCommand(rest, process.env);
+    case 'search':
+      return runSearchCommand(rest, process.env);
+    case 'serve': {
+      const { runServeCommand } = await import('./serve-command.js');
+      return runServeCommand(rest, process.env);
+    }
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`docs-chat: ${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,93 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../../../..');
+const cli = path.join(root, 'packages/server/src/cli.ts');
+const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function docsChat(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [tsx, cli, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('the docs-chat command line', () => {
+  let workDir: string;
+  let docsDir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-cli-'));
+    docsDir = path.join(workDir, 'docs');
+    await fs.mkdir(docsDir, { recursive: true });
+    await fs.writeFile(path.join(docsDir, 'rockets.md'), '# Rockets\n\n## Fuelling the rocket\n\nLiquid oxygen is loaded two hours before launch.\n');
+    await fs.writeFile(path.join(docsDir, 'crew.md'), '# Crew\n\n## Training the crew\n\nAstronauts train in the centrifuge every week.\n');
+    env = { DATA_DIR: path.join(workDir, 'data') };
+  });
+  afterAll(async () => {
+    await fs.rm(workDir, { recursive: true, force: true });
+  });
+
+  it('ingests a docs folder and prints the report as JSON with --json', async () => {
+    const result = await docsChat(['ingest', '--docs', docsDir, '--json'], env);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.files).toMatchObject({ total: 2, added: 2 });
+    expect(report.chunks.total).toBeGreaterThanOrEqual(2);
+    expect(report.embedding.calls).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('prints a human report, and a re-run embeds nothing', async () => {
+    const result = await docsChat(['ingest', '--docs', docsDir], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('2 unchanged');
+    expect(result.stdout).toContain('Embedding calls: 0');
+  }, 60_000);
+
+  it('searches and prints ranked results as a JSON array with the out-of-scope flag', async () => {
+    const result = await docsChat(['search', 'when is liquid oxygen loaded', '--k', '2', '--json'], env);
+    expect(result.code).toBe(0);
+    const results = JSON.parse(result.stdout);
+    expect(Array.isArray(results)).toBe(true);
+    expect(results[0]).toMatchObject({ rank: 1, file: 'rockets.md', title: 'Rockets', headingPath: ['Rockets', 'Fuelling the rocket'], out_of_scope: false });
+    expect(results[0].url).toBe('/docs/rockets#fuelling-the-rocket');
+    expect(results.length).toBeLessThanOrEqual(2);
+  }, 60_000);
+
+  it('refuses an empty question and one over 2,000 characters with a clear message', async () => {
+    const empty = await docsChat(['search', '   '], env);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('The question is empty');
+    const long = await docsChat(['search', 'x'.repeat(2001)], env);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('limit is 2000');
+  }, 60_000);
+
+  it('fails with a clear error and a non-zero exit code when the docs folder is missing', async () => {
+    const result = await docsChat(['ingest', '--docs', path.join(workDir, 'nowhere')], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('does not exist');
+    expect(result.stderr).toContain('--docs DIR');
+  }, 60_000);
+
+  it('explains unknown commands and flags with the usage text', async () => {
+    const unknown = await docsChat(['frobnicate'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Usage: docs-chat');
+    const badFlag = await docsChat(['ingest', '--fast'], env);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toContain('--rebuild');
+  }, 60_000);
+});

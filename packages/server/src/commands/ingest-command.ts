@@ -1,0 +1,72 @@
+/** `docs-chat ingest`: incremental indexing with a progress bar and a final report. */
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { formatIngestReport, isDocsChatError, loadCoreConfig, runIngest, type IngestProgress } from '@docs-chat/core';
+
+const PHASE_LABELS: Record<IngestProgress['phase'], string> = {
+  scan: 'Reading ',
+  parse: 'Chunking',
+  embed: 'Embedding',
+  write: 'Writing ',
+  done: 'Done    ',
+};
+
+function progressBar(stream: NodeJS.WriteStream): (progress: IngestProgress) => void {
+  let last = 0;
+  return (progress) => {
+    const now = Date.now();
+    if (progress.phase !== 'done' && now - last < 80) return;
+    last = now;
+    const width = 30;
+    const ratio = progress.total === 0 ? 1 : Math.min(1, progress.done / progress.total);
+    const filled = Math.round(ratio * width);
+    stream.write(`\r${PHASE_LABELS[progress.phase]} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${progress.done}/${progress.total}   `);
+    if (progress.phase === 'done') stream.write('\n');
+  };
+}
+
+export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        docs: { type: 'string' },
+        rebuild: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\nUsage: docs-chat ingest [--docs DIR] [--rebuild] [--dry-run] [--json]\n`);
+    return 2;
+  }
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const config = loadCoreConfig(env);
+    const showProgress = !values.json && process.stderr.isTTY === true;
+    const report = await runIngest(config, {
+      docsDir: values.docs ? path.resolve(values.docs) : config.docsDir,
+      rebuild: values.rebuild ?? false,
+      dryRun: values['dry-run'] ?? false,
+      signal: controller.signal,
+      ...(showProgress ? { onProgress: progressBar(process.stderr) } : {}),
+    });
+    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatIngestReport(report)}\n`);
+    return report.files.failed.length > 0 ? 1 : 0;
+  } catch (error) {
+    if (isDocsChatError(error)) {
+      if (values.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint } })}\n`);
+      process.stderr.write(`docs-chat ingest: ${error.describe()}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

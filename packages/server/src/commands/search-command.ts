@@ -1,0 +1,69 @@
+/** `docs-chat search`: the best matching sections, as a table or JSON. */
+import { parseArgs } from 'node:util';
+import { isDocsChatError, loadCoreConfig, openRetrieval, validateQuery } from '@docs-chat/core';
+
+const USAGE = 'Usage: docs-chat search "QUESTION" [--k 5] [--file-prefix PATH] [--json]';
+
+export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { k: { type: 'string', default: '5' }, 'file-prefix': { type: 'string' }, json: { type: 'boolean', default: false } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const k = Number(values.k);
+  if (!Number.isInteger(k) || k < 1 || k > 50) {
+    process.stderr.write(`--k must be a whole number from 1 to 50.\n${USAGE}\n`);
+    return 2;
+  }
+  const question = positionals.join(' ');
+  try {
+    validateQuery(question);
+    const retrieval = await openRetrieval(loadCoreConfig(env));
+    try {
+      const response = await retrieval.retriever.search(question, {
+        k,
+        ...(values['file-prefix'] ? { filter: { filePrefix: values['file-prefix'] } } : {}),
+      });
+      if (values.json) {
+        // An array of results; each carries the out-of-scope verdict so scripts can read it from any row.
+        const results = response.hits.map((hit) => ({
+          rank: hit.rank,
+          score: hit.score,
+          file: hit.chunk.file,
+          title: hit.chunk.title,
+          headingPath: hit.chunk.headingPath,
+          url: hit.chunk.url,
+          text: hit.chunk.text,
+          out_of_scope: response.outOfScope,
+        }));
+        process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+        return 0;
+      }
+      if (response.outOfScope) {
+        process.stdout.write('Nothing in the docs seems to answer this question (the closest sections follow).\n\n');
+      }
+      for (const hit of response.hits) {
+        const excerpt = hit.chunk.text.replace(/\s+/g, ' ').slice(0, 160);
+        process.stdout.write(`${hit.rank}. ${hit.chunk.headingPath.join(' › ')}  (score ${hit.score.toFixed(4)})\n   ${hit.chunk.url}\n   ${hit.chunk.file}\n   ${excerpt}${hit.chunk.text.length > 160 ? '…' : ''}\n\n`);
+      }
+      if (response.hits.length === 0) process.stdout.write('No results: is the index empty? Run `pnpm docs-chat ingest`.\n');
+      return 0;
+    } finally {
+      await retrieval.close();
+    }
+  } catch (error) {
+    if (isDocsChatError(error)) {
+      process.stderr.write(`docs-chat search: ${error.describe()}\n`);
+      return error.code === 'query_invalid' ? 2 : 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The server's settings, read once from the environment and validated at
+ * start-up: a wrong value stops the server with a message naming the variable
+ * and the fix, instead of failing later on a reader's request.
+ * Retrieval settings (DATA_DIR, VECTOR_STORE, EMBEDDING_*, ...) belong to the
+ * core's `loadCoreConfig`; `.env.example` lists both.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import util from 'node:util';
+import { DocsChatError, loadCoreConfig, type CoreConfig } from './core-api.js';
+import type { ChatModelProvider } from './llm/chat-model.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface LlmSettings {
+  provider: ChatModelProvider;
+  /** Empty means the provider's default model. */
+  model: string;
+  apiKey: string | undefined;
+  baseUrl: string | undefined;
+  timeoutMs: number;
+}
+
+export interface ServerSettings {
+  port: number;
+  host: string;
+  /** postgres:// URL; conversations go to embedded PGlite under DATA_DIR when absent. */
+  databaseUrl: string | undefined;
+  llm: LlmSettings;
+  /** Allowed browser origins; `['*']` allows any. */
+  corsOrigins: string[];
+  rateLimit: { max: number; windowMs: number };
+  bodyLimitBytes: number;
+  /** The admin routes exist only when this is set. */
+  adminToken: string | undefined;
+  logLevel: LogLevel;
+  shutdownGraceMs: number;
+  heartbeatMs: number;
+  /** Timeout of each dependency check in /health (the whole answer stays under 500 ms). */
+  healthCheckTimeoutMs: number;
+  /** Trust X-Forwarded-For from this many proxy hops (rate limits per reader IP behind a load balancer). */
+  trustProxy: boolean | number;
+  /** Recent search results kept in memory (0 = off) and for how long. */
+  retrievalCache: { maxEntries: number; ttlMs: number };
+}
+
+export const DEFAULT_SERVER_SETTINGS = {
+  port: 8000,
+  host: '127.0.0.1',
+  corsOrigins: ['http://localhost:3000'],
+  rateLimitMax: 20,
+  rateLimitWindowMs: 60_000,
+  bodyLimitBytes: 512 * 1024,
+  logLevel: 'info' as LogLevel,
+  shutdownGraceMs: 10_000,
+  heartbeatMs: 15_000,
+  healthCheckTimeoutMs: 300,
+  llmTimeoutMs: 60_000,
+  adminTokenMinLength: 16,
+  retrievalCacheSize: 500,
+  retrievalCacheTtlMs: 300_000,
+} as const;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const PROVIDERS: readonly ChatModelProvider[] = ['gemini', 'openai', 'extractive'];
+
+/**
+ * Loads `.env` from the working directory into `target` (normally `process.env`)
+ * when the file exists. Variables already set win, as with every dotenv loader,
+ * so the real environment can always override the file.
+ */
+export function loadDotEnvFile(file = resolve(process.cwd(), '.env'), target: NodeJS.ProcessEnv = process.env): boolean {
+  if (!existsSync(file)) return false;
+  // util.parseEnv exists from Node 20.12; older 20.x simply skip the file.
+  const parse = (util as { parseEnv?: (content: string) => Record<string, string> }).parseEnv;
+  if (typeof parse !== 'function') return false;
+  for (const [name, value] of Object.entries(parse(readFileSync(file, 'utf8')))) {
+    if (target[name] === undefined) target[name] = value;
+  }
+  return true;
+}
+
+/** Reads and validates the server's variables; throws one `config_invalid` error listing every problem. */
+export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const integer = (name: string, fallback: number, min: number, max: number, unit: string): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name}="${raw}" is not valid: set it to a whole number of ${unit} between ${min} and ${max} (default ${fallback}).`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const port = integer('PORT', DEFAULT_SERVER_SETTINGS.port, 0, 65535, 'a TCP port');
+  const host = read('HOST') ?? DEFAULT_SERVER_SETTINGS.host;
+
+  const databaseUrl = read('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/./.test(databaseUrl)) {
+    problems.push(
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (e.g. postgres://user:password@localhost:5432/docs_chat); leave it unset to keep conversations in embedded PGlite under DATA_DIR.',
+    );
+  }
+
+  const geminiKey = read('GEMINI_API_KEY');
+  const openaiKey = read('OPENAI_API_KEY');
+  const rawProvider = read('LLM_PROVIDER')?.toLowerCase();
+  let provider: ChatModelProvider = geminiKey ? 'gemini' : 'extractive';
+  if (rawProvider !== undefined) {
+    if ((PROVIDERS as readonly string[]).includes(rawProvider)) provider = rawProvider as ChatModelProvider;
+    else problems.push(`LLM_PROVIDER="${rawProvider}" is not known: use one of ${PROVIDERS.join(', ')} (default gemini when GEMINI_API_KEY is set, else extractive).`);
+  }
+  const baseUrl = read('LLM_BASE_URL') ?? (provider === 'gemini' ? read('GEMINI_BASE_URL') : provider === 'openai' ? read('OPENAI_BASE_URL') : undefined);
+  if (baseUrl !== undefined && !isHttpUrl(baseUrl)) {
+    problems.push(`LLM_BASE_URL="${baseUrl}" is not an http(s) URL: set it to the API root, e.g. http://localhost:11434/v1 for Ollama.`);
+  }
+  let apiKey: string | undefined;
+  if (provider === 'gemini') {
+    apiKey = geminiKey;
+    if (!apiKey) problems.push('LLM_PROVIDER=gemini needs GEMINI_API_KEY: set it to a key from Google AI Studio, or choose LLM_PROVIDER=extractive.');
+  } else if (provider === 'openai') {
+    apiKey = openaiKey;
+    if (!apiKey && baseUrl === undefined) {
+      problems.push('LLM_PROVIDER=openai needs OPENAI_API_KEY, or LLM_BASE_URL pointing at a compatible server that needs no key (Ollama, vLLM).');
+    }
+  }
+  const llm: LlmSettings = {
+    provider,
+    model: read('LLM_MODEL') ?? '',
+    apiKey,
+    baseUrl,
+    timeoutMs: integer('LLM_TIMEOUT_MS', DEFAULT_SERVER_SETTINGS.llmTimeoutMs, 1000, 600_000, 'milliseconds'),
+  };
+
+  const corsOrigins = (read('CORS_ORIGINS') ?? DEFAULT_SERVER_SETTINGS.corsOrigins.join(','))
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/+$/, ''))
+    .filter((origin) => origin.length > 0);
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !isOrigin(origin)) {
+      problems.push(`CORS_ORIGINS holds "${origin}", which is not an origin: list comma-separated origins like https://docs.example.com,http://localhost:3000 (scheme, host and port only, no path).`);
+    }
+  }
+
+  const rateLimit = {
+    max: integer('RATE_LIMIT_MAX', DEFAULT_SERVER_SETTINGS.rateLimitMax, 1, 1_000_000, 'chat requests per window and reader IP'),
+    windowMs: integer('RATE_LIMIT_WINDOW_MS', DEFAULT_SERVER_SETTINGS.rateLimitWindowMs, 1000, 86_400_000, 'milliseconds'),
+  };
+  const bodyLimitBytes = integer('BODY_LIMIT_BYTES', DEFAULT_SERVER_SETTINGS.bodyLimitBytes, 1024, 50 * 1024 * 1024, 'bytes');
+
+  const adminToken = read('ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < DEFAULT_SERVER_SETTINGS.adminTokenMinLength) {
+    problems.push(`ADMIN_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to disable /admin routes.`);
+  }
+
+  const rawLevel = read('LOG_LEVEL')?.toLowerCase();
+  let logLevel = DEFAULT_SERVER_SETTINGS.logLevel;
+  if (rawLevel !== undefined) {
+    if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as LogLevel;
+    else problems.push(`LOG_LEVEL="${rawLevel}" is not a level: use one of ${LOG_LEVELS.join(', ')} (default info).`);
+  }
+
+  const shutdownGraceMs = integer('SHUTDOWN_GRACE_MS', DEFAULT_SERVER_SETTINGS.shutdownGraceMs, 0, 600_000, 'milliseconds');
+  const heartbeatMs = integer('HEARTBEAT_MS', DEFAULT_SERVER_SETTINGS.heartbeatMs, 100, 300_000, 'milliseconds');
+  const healthCheckTimeoutMs = integer('HEALTH_CHECK_TIMEOUT_MS', DEFAULT_SERVER_SETTINGS.healthCheckTimeoutMs, 10, 450, 'milliseconds');
+
+  const rawTrust = read('TRUST_PROXY')?.toLowerCase();
+  let trustProxy: boolean | number = false;
+  if (rawTrust !== undefined) {
+    if (rawTrust === 'true') trustProxy = true;
+    else if (rawTrust === 'false') trustProxy = false;
+    else if (/^\d+$/.test(rawTrust)) trustProxy = Number(rawTrust);
+    else problems.push(`TRUST_PROXY="${rawTrust}" is not valid: use false (default), true, or the number of proxies in front of the server.`);
+  }
+
+  const retrievalCache = {
+    maxEntries: integer('RETRIEVAL_CACHE_SIZE', DEFAULT_SERVER_SETTINGS.retrievalCacheSize, 0, 1_000_000, 'cached searches (0 turns the cache off)'),
+    ttlMs: integer('RETRIEVAL_CACHE_TTL_MS', DEFAULT_SERVER_SETTINGS.retrievalCacheTtlMs, 1000, 86_400_000, 'milliseconds'),
+  };
+
+  if (problems.length > 0) {
+    throw new DocsChatError('config_invalid', `The server configuration is invalid:\n  - ${problems.join('\n  - ')}`, {
+      hint: 'Fix these variables in the environment or in .env (see .env.example), then start the server again.',
+    });
+  }
+  return {
+    port,
+    host,
+    databaseUrl,
+    llm,
+    corsOrigins,
+    rateLimit,
+    bodyLimitBytes,
+    adminToken,
+    logLevel,
+    shutdownGraceMs,
+    heartbeatMs,
+    healthCheckTimeoutMs,
+    trustProxy,
+    retrievalCache,
+  };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** Everything the server needs: its own settings and the core's retrieval settings. */
+export interface ServerConfig {
+  server: ServerSettings;
+  core: CoreConfig;
+}
+
+/** Reads both halves, reporting the problems of both at once so one start-up shows every fix needed. */
+export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): ServerConfig {
+  const failures: DocsChatError[] = [];
+  let server: ServerSettings | undefined;
+  let core: CoreConfig | undefined;
+  try {
+    server = loadServerSettings(env);
+  } catch (error) {
+    if (!(error instanceof DocsChatError)) throw error;
+    failures.push(error);
+  }
+  try {
+    core = loadCoreConfig(env, cwd);
+  } catch (error) {
+    if (!(error instanceof DocsChatError)) throw error;
+    failures.push(error);
+  }
+  if (server && core) return { server, core };
+  if (failures.length === 1 && failures[0]) throw failures[0];
+  throw new DocsChatError('config_invalid', failures.map((failure) => failure.describe()).join('\n'), {
+    hint: 'Fix these variables in the environment or in .env (see .env.example), then start the server again.',
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * Where conversations, their messages and the readers' feedback are kept.
+ *
+ * One interface, two implementations chosen from configuration: Postgres through
+ * the `postgres` driver when DATABASE_URL is set, else embedded PGlite under
+ * DATA_DIR. Both run the same SQL (see `migrations.ts`).
+ */
+import type { ChatMode, FinishReason, SourceRef, TokenUsage } from '@docs-chat/core/protocol';
+
+export type MessageRole = 'user' | 'assistant' | 'system';
+
+/** pending: assistant answer being generated; complete; interrupted: reader left; error: upstream failure. */
+export type MessageStatus = 'pending' | 'complete' | 'interrupted' | 'error';
+
+export interface StoredMessage {
+  id: string;
+  conversationId: string;
+  role: MessageRole;
+  content: string;
+  mode: ChatMode | null;
+  sources: SourceRef[];
+  status: MessageStatus;
+  finishReason: FinishReason | null;
+  /** ISO 8601. */
+  createdAt: string;
+  /** The reader's rating of this answer, when they gave one (so a resumed conversation shows it). */
+  rating?: 'up' | 'down';
+}
+
+export interface StoredConversation {
+  id: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** Oldest first, in insertion order. */
+  messages: StoredMessage[];
+}
+
+export interface NewMessage {
+  id: string;
+  conversationId: string;
+  role: MessageRole;
+  content: string;
+  mode: ChatMode | null;
+  sources?: SourceRef[];
+  status: MessageStatus;
+}
+
+/** The opening of one answer: the question and the pending answer row, and the conversation when it is new. */
+export interface NewTurn {
+  conversationId: string;
+  /** True when the conversation row must be created first (a first question). */
+  newConversation: boolean;
+  mode: ChatMode;
+  question: { id: string; content: string };
+  /** The assistant row, stored 'pending' with no content until `finishMessage`. */
+  answerId: string;
+}
+
+export interface FinishedMessage {
+  content: string;
+  status: MessageStatus;
+  sources: SourceRef[];
+  finishReason: FinishReason | null;
+  usage: TokenUsage | null;
+}
+
+export interface NewFeedback {
+  messageId: string;
+  rating: 'up' | 'down';
+  reason?: string;
+}
+
+export interface ConversationStore {
+  readonly backend: 'postgres' | 'pglite';
+  /** Runs versioned migrations; idempotent; safe when several replicas start at once (advisory lock on postgres). */
+  migrate(): Promise<void>;
+  createConversation(id: string): Promise<void>;
+  conversationExists(id: string): Promise<boolean>;
+  getConversation(id: string): Promise<StoredConversation | null>;
+  insertMessage(message: NewMessage): Promise<void>;
+  /**
+   * Stores a turn's opening in one statement (one round trip, one commit): the conversation when new,
+   * then the question, then the pending answer, in that order. All or nothing.
+   */
+  startTurn(turn: NewTurn): Promise<void>;
+  /** Final content/status of an assistant message, however generation ended. */
+  finishMessage(id: string, update: FinishedMessage): Promise<void>;
+  /** The last `pairs` user+assistant pairs before the newest user message, oldest first, complete/interrupted answers only. */
+  recentTurns(conversationId: string, pairs: number): Promise<{ role: 'user' | 'assistant'; content: string }[]>;
+  /** 'unknown_message' when no assistant message has that id. Rating replaces an earlier one for the same message. */
+  addFeedback(feedback: NewFeedback): Promise<'stored' | 'unknown_message'>;
+  /** Resolves when the database answers within timeoutMs; rejects otherwise. */
+  ping(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Any failure to reach the database becomes this error (code 'conversation_store_unavailable'). */
+export class ConversationStoreUnavailableError extends Error {
+  readonly code = 'conversation_store_unavailable';
+  readonly hint: string;
+
+  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ConversationStoreUnavailableError';
+    this.hint =
+      options.hint ??
+      'Check that the database in DATABASE_URL is running and reachable; answers still stream but are not saved until it is back.';
+  }
+}
+
+export interface ConversationStoreOptions {
+  /** postgres:// URL; when absent the embedded PGlite store is used. Query parameters such as `search_path` pass through. */
+  databaseUrl?: string;
+  /** DATA_DIR; PGlite keeps its files in `${dataDir}/conversations` ('memory://' when dataDir is ':memory:'). */
+  dataDir: string;
+  /** A statement that takes longer fails with ConversationStoreUnavailableError (default 10 s). */
+  queryTimeoutMs?: number;
+  /** Postgres only: seconds to wait for a connection (default 5, or `connect_timeout` in the URL). */
+  connectTimeoutSeconds?: number;
+}
+
+/** databaseUrl set -> postgres driver; else PGlite under `${dataDir}/conversations` ('memory://' when dataDir is ':memory:'). */
+export async function createConversationStore(options: ConversationStoreOptions): Promise<ConversationStore> {
+  // Loaded on demand so a Postgres deployment never loads the PGlite WebAssembly, and the reverse.
+  if (options.databaseUrl) {
+    const { createPostgresConversationStore } = await import('./postgres-conversation-store.js');
+    return createPostgresConversationStore({
+      databaseUrl: options.databaseUrl,
+      ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+      ...(options.connectTimeoutSeconds === undefined ? {} : { connectTimeoutSeconds: options.connectTimeoutSeconds }),
+    });
+  }
+  const { createPgliteConversationStore } = await import('./pglite-conversation-store.js');
+  return createPgliteConversationStore({
+    dataDir: options.dataDir,
+    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+  });
+}

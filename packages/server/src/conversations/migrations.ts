@@ -1,0 +1,75 @@
+/**
+ * The conversation schema, as an ordered list of versioned migrations shared by
+ * Postgres and PGlite. Never edit a migration that has shipped: append a new one.
+ * Each statement runs on its own (no multi-statement strings) so both drivers
+ * can run it through the extended protocol.
+ */
+import type { SqlClient } from './sql-client.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'conversations, messages and feedback',
+    statements: [
+      `create table if not exists conversations (
+        id uuid primary key,
+        created_at timestamptz not null default now()
+      )`,
+      // seq orders messages even when two share a timestamp (now() is fixed within a transaction).
+      `create table if not exists messages (
+        id uuid primary key,
+        seq bigint generated always as identity,
+        conversation_id uuid not null references conversations (id) on delete cascade,
+        role text not null check (role in ('user', 'assistant', 'system')),
+        content text not null default '',
+        mode text check (mode in ('general', 'selection')),
+        sources jsonb not null default '[]'::jsonb,
+        status text not null check (status in ('pending', 'complete', 'interrupted', 'error')),
+        finish_reason text,
+        usage jsonb,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+      `create index if not exists messages_conversation_created_idx on messages (conversation_id, created_at)`,
+      `create index if not exists messages_conversation_seq_idx on messages (conversation_id, seq)`,
+      `create table if not exists feedback (
+        message_id uuid primary key references messages (id) on delete cascade,
+        rating text not null check (rating in ('up', 'down')),
+        reason text,
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now()
+      )`,
+    ],
+  },
+];
+
+// Same key on every replica so that two servers starting together migrate one after the other.
+const MIGRATION_LOCK_KEY = 'docs-chat:conversation-migrations';
+
+/** Applies the migrations not yet recorded in schema_migrations, in one transaction, under an advisory lock. */
+export async function runMigrations(client: SqlClient, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  return client.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK_KEY]);
+    await tx.query(`create table if not exists schema_migrations (
+      version integer primary key,
+      name text not null,
+      applied_at timestamptz not null default now()
+    )`);
+    const rows = await tx.query<{ version: number }>('select version from schema_migrations');
+    const applied = new Set(rows.map((row) => Number(row.version)));
+    const newlyApplied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (applied.has(migration.version)) continue;
+      for (const statement of migration.statements) await tx.query(statement);
+      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
+      newlyApplied.push(migration.version);
+    }
+    return newlyApplied;
+  });
+}

@@ -1,0 +1,265 @@
+/**
+ * The conversation store written once in SQL; the Postgres and PGlite
+ * factories hand it a SqlClient and say how to ping and close.
+ */
+import type { ChatMode, FinishReason, SourceRef } from '@docs-chat/core/protocol';
+import { isUuid } from '@docs-chat/core/protocol';
+import type {
+  ConversationStore,
+  FinishedMessage,
+  MessageRole,
+  MessageStatus,
+  NewFeedback,
+  NewMessage,
+  NewTurn,
+  StoredConversation,
+  StoredMessage,
+} from './conversation-store.js';
+import { ConversationStoreUnavailableError } from './conversation-store.js';
+import { toStoreError } from './database-errors.js';
+import { runMigrations } from './migrations.js';
+import type { SqlClient } from './sql-client.js';
+
+export interface SqlConversationStoreOptions {
+  backend: 'postgres' | 'pglite';
+  client: SqlClient;
+  /** Gives up on a statement after this long, so a hung database never hangs a request. */
+  queryTimeoutMs: number;
+  close(): Promise<void>;
+}
+
+interface MessageRow {
+  id: string;
+  conversation_id: string;
+  role: MessageRole;
+  content: string;
+  mode: ChatMode | null;
+  sources: unknown;
+  status: MessageStatus;
+  finish_reason: FinishReason | null;
+  created_at: Date | string;
+  rating?: 'up' | 'down' | null;
+}
+
+function toIso(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}
+
+// Both drivers parse jsonb; anything but an array would be a row written by hand.
+function parseSources(value: unknown): SourceRef[] {
+  return Array.isArray(value) ? (value as SourceRef[]) : [];
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    role: row.role,
+    content: row.content,
+    mode: row.mode,
+    sources: parseSources(row.sources),
+    status: row.status,
+    finishReason: row.finish_reason,
+    createdAt: toIso(row.created_at),
+    ...(row.rating ? { rating: row.rating } : {}),
+  };
+}
+
+const ANSWER_STATUSES_FOR_HISTORY: ReadonlySet<MessageStatus> = new Set(['complete', 'interrupted']);
+
+export class SqlConversationStore implements ConversationStore {
+  readonly backend: 'postgres' | 'pglite';
+  readonly #client: SqlClient;
+  readonly #queryTimeoutMs: number;
+  readonly #close: () => Promise<void>;
+  #closed = false;
+
+  constructor(options: SqlConversationStoreOptions) {
+    this.backend = options.backend;
+    this.#client = options.client;
+    this.#queryTimeoutMs = options.queryTimeoutMs;
+    this.#close = options.close;
+  }
+
+  /** Runs one database call, bounded in time, with connection failures turned into ConversationStoreUnavailableError. */
+  async #run<T>(what: string, work: (client: SqlClient) => Promise<T>, timeoutMs = this.#queryTimeoutMs): Promise<T> {
+    if (this.#closed) throw new ConversationStoreUnavailableError('The conversation store has been closed.');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new ConversationStoreUnavailableError(`The conversation database did not answer within ${timeoutMs} ms (${what}).`));
+      }, timeoutMs);
+    });
+    const attempt = work(this.#client);
+    // The losing promise may still reject later; keep that from becoming an unhandled rejection.
+    attempt.catch(() => undefined);
+    try {
+      return await Promise.race([attempt, timeout]);
+    } catch (error) {
+      throw toStoreError(error, this.backend);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async migrate(): Promise<void> {
+    // Creating the schema on a fresh PGlite or a busy Postgres can take longer than one statement.
+    await this.#run('migrate', (client) => runMigrations(client), Math.max(this.#queryTimeoutMs, 60_000));
+  }
+
+  async createConversation(id: string): Promise<void> {
+    await this.#run('create conversation', (client) =>
+      client.query('insert into conversations (id) values ($1::uuid) on conflict (id) do nothing', [id]),
+    );
+  }
+
+  async conversationExists(id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = await this.#run('find conversation', (client) =>
+      client.query('select 1 as found from conversations where id = $1::uuid', [id]),
+    );
+    return rows.length > 0;
+  }
+
+  async getConversation(id: string): Promise<StoredConversation | null> {
+    if (!isUuid(id)) return null;
+    return this.#run('read conversation', async (client) => {
+      const conversations = await client.query<{ id: string; created_at: Date | string }>(
+        'select id, created_at from conversations where id = $1::uuid',
+        [id],
+      );
+      const conversation = conversations[0];
+      if (!conversation) return null;
+      const rows = await client.query<MessageRow>(
+        `select m.id, m.conversation_id, m.role, m.content, m.mode, m.sources, m.status, m.finish_reason, m.created_at,
+                f.rating
+           from messages m left join feedback f on f.message_id = m.id
+          where m.conversation_id = $1::uuid order by m.seq`,
+        [id],
+      );
+      return { id: conversation.id, createdAt: toIso(conversation.created_at), messages: rows.map(toStoredMessage) };
+    });
+  }
+
+  // jsonb values go in as objects: both drivers serialise them by the parameter's type (a string would be stored as a JSON string).
+  async insertMessage(message: NewMessage): Promise<void> {
+    await this.#run('insert message', (client) =>
+      client.query(
+        `insert into messages (id, conversation_id, role, content, mode, sources, status)
+         values ($1::uuid, $2::uuid, $3, $4, $5, $6::jsonb, $7)`,
+        [
+          message.id,
+          message.conversationId,
+          message.role,
+          storableText(message.content),
+          message.mode,
+          message.sources ?? [],
+          message.status,
+        ],
+      ),
+    );
+  }
+
+  // The conversation is created by a data-modifying CTE of the same statement: the foreign key is checked at
+  // the end of the statement, when it exists. The two message rows are inserted in VALUES order, so the question
+  // gets the lower seq and conversations keep reading in order.
+  async startTurn(turn: NewTurn): Promise<void> {
+    await this.#run('start turn', (client) =>
+      client.query(
+        `with conversation as (
+           insert into conversations (id) select $1::uuid where $2::boolean on conflict (id) do nothing
+         )
+         insert into messages (id, conversation_id, role, content, mode, status)
+         values ($3::uuid, $1::uuid, 'user', $4, $5, 'complete'),
+                ($6::uuid, $1::uuid, 'assistant', '', $5, 'pending')`,
+        [turn.conversationId, turn.newConversation, turn.question.id, storableText(turn.question.content), turn.mode, turn.answerId],
+      ),
+    );
+  }
+
+  async finishMessage(id: string, update: FinishedMessage): Promise<void> {
+    await this.#run('finish message', (client) =>
+      client.query(
+        `update messages
+            set content = $2, status = $3, sources = $4::jsonb, finish_reason = $5, usage = $6::jsonb, updated_at = now()
+          where id = $1::uuid`,
+        [
+          id,
+          storableText(update.content),
+          update.status,
+          update.sources,
+          update.finishReason,
+          update.usage,
+        ],
+      ),
+    );
+  }
+
+  async recentTurns(conversationId: string, pairs: number): Promise<{ role: 'user' | 'assistant'; content: string }[]> {
+    if (pairs <= 0 || !isUuid(conversationId)) return [];
+    // Read a little more than needed: failed or pending answers are skipped, with their question.
+    const limit = pairs * 4 + 4;
+    const rows = await this.#run('read recent turns', (client) =>
+      client.query<{ role: MessageRole; content: string; status: MessageStatus }>(
+        `select role, content, status from messages
+          where conversation_id = $1::uuid and role in ('user', 'assistant')
+          order by seq desc limit $2`,
+        [conversationId, limit],
+      ),
+    );
+    const chronological = rows.reverse();
+    // The newest user message is the question being answered now: it is not history.
+    let lastUser = -1;
+    chronological.forEach((row, index) => {
+      if (row.role === 'user') lastUser = index;
+    });
+    const history = lastUser === -1 ? chronological : chronological.slice(0, lastUser);
+    const turns: { role: 'user' | 'assistant'; content: string }[][] = [];
+    for (let index = 0; index < history.length - 1; index += 1) {
+      const question = history[index];
+      const answer = history[index + 1];
+      if (question?.role !== 'user' || answer?.role !== 'assistant') continue;
+      if (!ANSWER_STATUSES_FOR_HISTORY.has(answer.status) || answer.content.trim() === '') continue;
+      turns.push([
+        { role: 'user', content: question.content },
+        { role: 'assistant', content: answer.content },
+      ]);
+      index += 1;
+    }
+    return turns.slice(-pairs).flat();
+  }
+
+  async addFeedback(feedback: NewFeedback): Promise<'stored' | 'unknown_message'> {
+    if (!isUuid(feedback.messageId)) return 'unknown_message';
+    const rows = await this.#run('store feedback', (client) =>
+      client.query(
+        `insert into feedback (message_id, rating, reason)
+         select id, $2, $3 from messages where id = $1::uuid and role = 'assistant'
+         on conflict (message_id) do update
+           set rating = excluded.rating, reason = excluded.reason, updated_at = now()
+         returning message_id`,
+        [feedback.messageId, feedback.rating, feedback.reason === undefined ? null : storableText(feedback.reason)],
+      ),
+    );
+    return rows.length > 0 ? 'stored' : 'unknown_message';
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    await this.#run('ping', (client) => client.query('select 1 as ok'), timeoutMs);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#close();
+  }
+}
+
+/**
+ * Postgres text cannot hold U+0000 (both drivers fail with "invalid byte
+ * sequence"). A NUL typed or pasted into a question carries no meaning, so it
+ * is dropped rather than losing the whole message.
+ */
+export function storableText(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
+}

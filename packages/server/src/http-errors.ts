@@ -1,0 +1,100 @@
+/**
+ * Every error a client of the HTTP API can meet, in one table: a stable code,
+ * the HTTP status and a default message that says what to do next. Routes throw
+ * `HttpError`; the error handler in `app.ts` turns anything else into one of
+ * these so clients never see stack traces, SQL or keys.
+ */
+export const HTTP_ERRORS = {
+  invalid_request: { status: 400, message: 'The request is not valid; see "details" for what to change.' },
+  invalid_json: { status: 400, message: 'The body is not valid JSON; send a JSON object with "content-type: application/json".' },
+  unauthorized: {
+    status: 401,
+    message: 'Send "Authorization: Bearer <ADMIN_TOKEN>" with the token configured on the server.',
+  },
+  origin_not_allowed: {
+    status: 403,
+    message: 'This site is not allowed to call docs-chat; the server admin must add its origin to CORS_ORIGINS.',
+  },
+  route_not_found: {
+    status: 404,
+    message: 'No such endpoint. Available: POST /chat, GET /conversations/:id, POST /feedback, GET /search, GET /health.',
+  },
+  conversation_not_found: {
+    status: 404,
+    message: 'No conversation has this id; start a new one by leaving out "conversation_id".',
+  },
+  message_not_found: { status: 404, message: 'No answer has this "message_id"; take it from the "meta" event of an answer.' },
+  ingest_running: { status: 409, message: 'An ingest is already running; wait for it to finish, then try again.' },
+  payload_too_large: {
+    status: 413,
+    message: 'The body is too large; shorten the message or the highlighted text (limit set by BODY_LIMIT_BYTES).',
+  },
+  unsupported_media_type: { status: 415, message: 'Send the body as JSON with "content-type: application/json".' },
+  rate_limited: { status: 429, message: 'Too many requests; please wait a moment before asking again.' },
+  ingest_failed: { status: 500, message: 'The ingest failed; see the server logs for details.' },
+  internal_error: { status: 500, message: 'Something went wrong on the server; please try again. The admin can find details in the logs.' },
+  llm_failed: { status: 502, message: 'The language model could not answer; please try again in a moment.' },
+  service_busy: { status: 503, message: 'Service temporarily busy, please try again in a moment' },
+  search_unavailable: { status: 503, message: 'The documentation index cannot be searched right now; please try again shortly.' },
+  conversation_store_unavailable: {
+    status: 503,
+    message: 'Conversations cannot be read or saved right now; please try again shortly.',
+  },
+  shutting_down: { status: 503, message: 'The server is restarting; please try again in a few seconds.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type HttpErrorCode = keyof typeof HTTP_ERRORS;
+
+/** An error with a code from the table; `details` lists field-level problems for 400s. */
+export class HttpError extends Error {
+  readonly code: HttpErrorCode;
+  readonly statusCode: number;
+  readonly details: string[] | undefined;
+  /** Seconds a client should wait, sent as `retry-after`. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: HttpErrorCode, options: { message?: string; details?: string[]; retryAfterSeconds?: number } = {}) {
+    super(options.message ?? HTTP_ERRORS[code].message);
+    this.name = 'HttpError';
+    this.code = code;
+    this.statusCode = HTTP_ERRORS[code].status;
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/** The JSON body of every error response. */
+export interface ErrorResponseBody {
+  error: { code: HttpErrorCode; message: string; details?: string[] };
+  request_id: string;
+}
+
+export function errorResponseBody(error: HttpError, requestId: string): ErrorResponseBody {
+  const body: ErrorResponseBody = { error: { code: error.code, message: error.message }, request_id: requestId };
+  if (error.details && error.details.length > 0) body.error.details = error.details;
+  return body;
+}
+
+/** Maps Fastify's own errors (body parsing, limits) to our table; anything unknown is an internal error. */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  const { code, statusCode } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    statusCode?: unknown;
+  };
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpError('payload_too_large');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new HttpError('invalid_json');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new HttpError('unsupported_media_type');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError && statusCode === 400) return new HttpError('invalid_json');
+  if (statusCode === 503) return new HttpError('shutting_down');
+  return new HttpError('internal_error');
+}

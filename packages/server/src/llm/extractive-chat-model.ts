@@ -1,0 +1,247 @@
+/**
+ * The chat model used when no language model is configured: it answers by
+ * quoting the sentences of the numbered sources (or of the reader's
+ * selection) that share the most terms with the question, each followed by
+ * its `[n]` citation, and says so plainly first. It never calls the network.
+ */
+import type { ChatModel, ChatModelEvent, ChatModelRequest, ContextSource } from './chat-model.js';
+import { LlmError } from './chat-model.js';
+import { analyzeTerms } from '@docs-chat/core';
+
+export const EXTRACTIVE_MODEL = 'extractive';
+
+export const NO_MODEL_SOURCES_INTRO = 'No language model is configured, so here are the most relevant passages from the docs:';
+export const NO_MODEL_SELECTION_INTRO =
+  'No language model is configured, so here are the sentences of your selection that best match your question:';
+export const NO_MODEL_NOTHING_FOUND = 'No language model is configured, and no passage of the docs matches this question.';
+
+const MAX_QUOTES = 4;
+const MAX_QUOTES_PER_SOURCE = 2;
+const MAX_SELECTION_QUOTES = 3;
+const MAX_SENTENCE_CHARS = 400;
+const MIN_SENTENCE_CHARS = 15;
+const RELATIVE_SCORE_THRESHOLD = 0.5;
+
+interface Sentence {
+  text: string;
+  /** Source number for citations; 0 for the selection. */
+  source: number;
+  /** Position in its text, to quote in reading order. */
+  position: number;
+  terms: Set<string>;
+}
+
+/**
+ * Links keep only their text: their targets are relative to a docs page, not
+ * to the chat panel, and the cited source already links to the section.
+ */
+function flattenInlineMarkup(text: string): string {
+  return text.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\[([^\]]+)\]\([^)]*\)/g, '$1');
+}
+
+const CODE_SPAN = /`[^`\n]*`/g;
+
+/** Whether a line is a table row: raw markdown (`| a | b |`) or as the ingest stores tables (`a | b`). */
+function isTableRow(line: string): boolean {
+  const outsideCode = line.replace(CODE_SPAN, '');
+  return outsideCode.startsWith('|') || outsideCode.includes(' | ');
+}
+
+function tableCells(line: string): string[] {
+  // Split on pipes outside code spans only: `a | b` in a cell is one value.
+  const spans: string[] = [];
+  const masked = line.replace(CODE_SPAN, (span) => `\u0000${spans.push(span) - 1}\u0000`);
+  return masked
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((cell) => cell.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim());
+}
+
+/**
+ * A table row read aloud with its column names ("Variable: `PORT`; Default: `8000`; Meaning: ..."),
+ * since a quote of raw `a | b | c` cells is unreadable once it stands alone in an answer.
+ */
+function describeTableRow(header: string[] | null, cells: string[]): string {
+  return cells
+    .map((cell, column) => {
+      const name = header?.[column];
+      return name ? `${name}: ${cell}` : cell;
+    })
+    .filter((part) => part !== '')
+    .join('; ');
+}
+
+/** Cuts a quote to length without leaving a code span open (an open backtick would swallow the rest of the answer). */
+function limitLength(text: string): string {
+  if (text.length <= MAX_SENTENCE_CHARS) return text;
+  let cut = text.slice(0, MAX_SENTENCE_CHARS);
+  if ((cut.match(/`/g) ?? []).length % 2 === 1) cut = cut.slice(0, cut.lastIndexOf('`'));
+  return `${cut.trimEnd()}…`;
+}
+
+/** Sentences of a prose segment; a full stop inside a code span (`a. B`) does not end one. */
+function splitProse(segment: string): string[] {
+  const spans: string[] = [];
+  const masked = segment.replace(/\s+/g, ' ').replace(CODE_SPAN, (span) => `\u0000${spans.push(span) - 1}\u0000`);
+  return masked
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_\u0000])/)
+    .map((sentence) => sentence.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim());
+}
+
+/** Prose sentences and table rows of a markdown text: code blocks and headings are skipped, markup is flattened. */
+export function splitSentences(markdown: string): string[] {
+  const withoutCode = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '\n\n');
+  const sentences: string[] = [];
+  const keep = (text: string): void => {
+    if (text.length >= MIN_SENTENCE_CHARS) sentences.push(limitLength(text));
+  };
+  for (const block of withoutCode.split(/\n\s*\n/)) {
+    // Wrapped prose lines join up; each list item starts a segment of its own; headings and MDX lines go;
+    // each table row becomes one quote of its own, named by the table's header.
+    const parts: { text: string; kind: 'prose' | 'list' | 'row' }[] = [];
+    let header: string[] | null = null;
+    let tableSeen = false;
+    for (const rawLine of block.split('\n')) {
+      const line = rawLine.trim();
+      if (line === '' || /^(#{1,6}\s|(import|export)\s|<\/?[A-Za-z])/.test(line)) continue;
+      if (isTableRow(line)) {
+        const cells = tableCells(flattenInlineMarkup(line));
+        if (cells.every((cell) => /^:?-{3,}:?$/.test(cell))) continue; // the | --- | --- | delimiter row
+        if (!tableSeen) {
+          tableSeen = true;
+          // The first row of a block is the header, unless the block is a lone row of a table cut by chunking.
+          if (block.split('\n').filter((candidate) => isTableRow(candidate.trim())).length > 1) {
+            header = cells;
+            continue;
+          }
+        }
+        parts.push({ text: describeTableRow(header, cells), kind: 'row' });
+        continue;
+      }
+      const listItem = /^([-*+]|\d+[.)])\s+/.exec(line);
+      const text = flattenInlineMarkup(line.replace(/^>\s?/, '').replace(/^([-*+]|\d+[.)])\s+/, ''));
+      const previous = parts[parts.length - 1];
+      if (listItem || previous === undefined || previous.kind === 'row') parts.push({ text, kind: listItem ? 'list' : 'prose' });
+      else previous.text += ` ${text}`;
+    }
+    for (const part of parts) {
+      if (part.kind === 'row') keep(part.text);
+      else for (const sentence of splitProse(part.text)) keep(sentence);
+    }
+  }
+  return sentences;
+}
+
+function toSentences(text: string, source: number): Sentence[] {
+  return splitSentences(text).map((sentence, position) => ({ text: sentence, source, position, terms: new Set(analyzeTerms(sentence)) }));
+}
+
+/** Sum of the rarity of the question terms each sentence contains (rarer terms say more). */
+function scoreSentences(sentences: Sentence[], questionTerms: Set<string>): Map<Sentence, number> {
+  const documentFrequency = new Map<string, number>();
+  for (const sentence of sentences) {
+    for (const term of sentence.terms) {
+      if (questionTerms.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    }
+  }
+  const scores = new Map<Sentence, number>();
+  for (const sentence of sentences) {
+    let score = 0;
+    for (const term of questionTerms) {
+      const frequency = documentFrequency.get(term);
+      if (frequency !== undefined && sentence.terms.has(term)) score += Math.log(1 + sentences.length / frequency);
+    }
+    scores.set(sentence, score);
+  }
+  return scores;
+}
+
+function byReadingOrder(left: Sentence, right: Sentence): number {
+  return left.source - right.source || left.position - right.position;
+}
+
+/** Picks the best-matching sentences: a few in all, a couple per source, in reading order. */
+function pickQuotes(sentences: Sentence[], questionTerms: Set<string>, limit: number, perSource: number): Sentence[] {
+  const scores = scoreSentences(sentences, questionTerms);
+  const best = Math.max(0, ...scores.values());
+  // A sentence that shares only a common word with the question is noise next to one that shares the rare ones.
+  const threshold = best * RELATIVE_SCORE_THRESHOLD;
+  const ranked = sentences
+    .filter((sentence) => (scores.get(sentence) ?? 0) > 0 && (scores.get(sentence) ?? 0) >= threshold)
+    // Higher score first; on a tie the better-ranked source, then the earlier sentence.
+    .sort((left, right) => (scores.get(right) ?? 0) - (scores.get(left) ?? 0) || byReadingOrder(left, right));
+  const picked: Sentence[] = [];
+  const perSourceCount = new Map<number, number>();
+  for (const sentence of ranked) {
+    if (picked.length >= limit) break;
+    const count = perSourceCount.get(sentence.source) ?? 0;
+    if (count >= perSource) continue;
+    perSourceCount.set(sentence.source, count + 1);
+    picked.push(sentence);
+  }
+  return picked.sort(byReadingOrder);
+}
+
+function quote(text: string, citation: string): string {
+  return `> ${text}${citation}`;
+}
+
+/** The whole extractive answer for a request, and how it finished. */
+export function composeExtractiveAnswer(request: Pick<ChatModelRequest, 'question' | 'sources' | 'selection'>): {
+  text: string;
+  found: boolean;
+} {
+  const questionTerms = new Set(analyzeTerms(request.question));
+  if (request.selection !== undefined && request.selection.trim() !== '') {
+    const sentences = toSentences(request.selection, 0);
+    let quotes = pickQuotes(sentences, questionTerms, MAX_SELECTION_QUOTES, MAX_SELECTION_QUOTES);
+    // Nothing in common with the question: the start of the selection is still what the reader pointed at.
+    if (quotes.length === 0) quotes = sentences.slice(0, 2);
+    if (quotes.length === 0) quotes = [{ text: request.selection.trim().slice(0, MAX_SENTENCE_CHARS), source: 0, position: 0, terms: new Set() }];
+    return { text: [NO_MODEL_SELECTION_INTRO, ...quotes.map((sentence) => quote(sentence.text, ''))].join('\n\n'), found: true };
+  }
+  const sources: ContextSource[] = request.sources;
+  const sentences = sources.flatMap((source) => toSentences(source.chunk.text, source.number));
+  let quotes = pickQuotes(sentences, questionTerms, MAX_QUOTES, MAX_QUOTES_PER_SOURCE);
+  if (quotes.length === 0) {
+    // Retrieval found these sections for a reason even without shared words (synonyms, embeddings): quote their openings.
+    quotes = sources
+      .slice(0, 2)
+      .map((source) => sentences.find((sentence) => sentence.source === source.number))
+      .filter((sentence): sentence is Sentence => sentence !== undefined);
+  }
+  if (quotes.length === 0) return { text: NO_MODEL_NOTHING_FOUND, found: false };
+  return {
+    text: [NO_MODEL_SOURCES_INTRO, ...quotes.map((sentence) => quote(sentence.text, ` [${sentence.source}]`))].join('\n\n'),
+    found: true,
+  };
+}
+
+/** Splits text into pieces of a few words that join back exactly. */
+export function streamPieces(text: string, wordsPerPiece = 4): string[] {
+  const words = text.match(/\s*\S+/g) ?? [];
+  const pieces: string[] = [];
+  for (let index = 0; index < words.length; index += wordsPerPiece) pieces.push(words.slice(index, index + wordsPerPiece).join(''));
+  return pieces;
+}
+
+export function createExtractiveChatModel(): ChatModel {
+  return {
+    provider: 'extractive',
+    model: EXTRACTIVE_MODEL,
+    async verify(): Promise<void> {
+      // Nothing to check: no key, no network.
+    },
+    async *stream(request: ChatModelRequest): AsyncGenerator<ChatModelEvent> {
+      const answer = composeExtractiveAnswer(request);
+      for (const piece of streamPieces(answer.text)) {
+        if (request.signal.aborted) throw new LlmError('aborted', 'The request was cancelled.');
+        yield { type: 'text', text: piece };
+        // Let the event loop flush each piece to the reader, as a model's stream would.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      yield { type: 'finish', reason: answer.found ? 'stop' : 'no_answer', usage: null };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * `POST /admin/ingest`: runs the incremental ingest and returns its report.
+ * Registered only when ADMIN_TOKEN is set. The token is compared in constant
+ * time (digests of equal length) so response timing reveals nothing about it.
+ * One ingest at a time: 409 while one runs here or in another process.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import { describeError } from '../chat/conversation-gateway.js';
+import { isDocsChatError, type RunIngest } from '../core-api.js';
+import { HttpError } from '../http-errors.js';
+
+export interface AdminRoutesOptions {
+  adminToken: string;
+  runIngest: RunIngest;
+}
+
+export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { adminToken, runIngest }) => {
+  const expected = digest(adminToken);
+  let running = false;
+
+  app.addHook('onRequest', async (request, reply) => {
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match || !timingSafeEqual(digest(match[1] ?? ''), expected)) {
+      reply.header('www-authenticate', 'Bearer realm="docs-chat admin"');
+      throw new HttpError('unauthorized');
+    }
+  });
+
+  app.post('/admin/ingest', async (request) => {
+    const options = parseIngestOptions(request.body);
+    if (running) throw new HttpError('ingest_running');
+    running = true;
+    const startedAt = Date.now();
+    try {
+      request.log.info({ rebuild: options.rebuild, dryRun: options.dryRun }, 'admin ingest started');
+      const report = await runIngest(options);
+      request.log.info({ durationMs: Date.now() - startedAt }, 'admin ingest finished');
+      return { report };
+    } catch (error) {
+      if (isDocsChatError(error) && error.code === 'ingest_locked') throw new HttpError('ingest_running');
+      request.log.error({ err: describeError(error) }, 'admin ingest failed');
+      // Core errors are written for admins (what failed and what to do) and hold no secrets.
+      if (isDocsChatError(error)) throw new HttpError('ingest_failed', { message: error.describe() });
+      throw new HttpError('ingest_failed');
+    } finally {
+      running = false;
+    }
+  });
+};
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+function parseIngestOptions(body: unknown): { rebuild: boolean; dryRun: boolean } {
+  if (body === undefined || body === null) return { rebuild: false, dryRun: false };
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new HttpError('invalid_request', { details: ['The body must be empty or a JSON object like {"rebuild": false, "dry_run": false}.'] });
+  }
+  const record = body as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const key of Object.keys(record)) {
+    if (key !== 'rebuild' && key !== 'dry_run') problems.push(`Unknown field "${key}": allowed fields are rebuild, dry_run.`);
+  }
+  const { rebuild = false, dry_run: dryRun = false } = record;
+  if (typeof rebuild !== 'boolean') problems.push('"rebuild" must be true or false.');
+  if (typeof dryRun !== 'boolean') problems.push('"dry_run" must be true or false.');
+  if (problems.length > 0) throw new HttpError('invalid_request', { details: problems });
+  return { rebuild: rebuild as boolean, dryRun: dryRun as boolean };
+}

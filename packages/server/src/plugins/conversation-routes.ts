@@ -1,0 +1,100 @@
+/** `GET /conversations/:id` to resume a conversation and `POST /feedback` to rate an answer. */
+import type { FastifyPluginAsync } from 'fastify';
+import { isUuid, type FinishReason, type SourceRef } from '@docs-chat/core/protocol';
+import { ConversationStoreUnavailableError } from '../conversations/conversation-store.js';
+import type { ConversationGateway } from '../chat/conversation-gateway.js';
+import { HttpError } from '../http-errors.js';
+
+export const MAX_FEEDBACK_REASON_CHARS = 1000;
+
+export interface ConversationRoutesOptions {
+  conversations: ConversationGateway;
+}
+
+export interface ConversationBody {
+  id: string;
+  created_at: string;
+  messages: {
+    id: string;
+    role: 'user' | 'assistant' | 'system';
+    content: string;
+    mode: string | null;
+    sources: SourceRef[];
+    status: string;
+    finish_reason: FinishReason | null;
+    /** The reader's rating of an answer, when given. */
+    rating?: 'up' | 'down';
+    created_at: string;
+  }[];
+}
+
+export const conversationRoutes: FastifyPluginAsync<ConversationRoutesOptions> = async (app, { conversations }) => {
+  app.get<{ Params: { id: string } }>('/conversations/:id', async (request): Promise<ConversationBody> => {
+    const { id } = request.params;
+    if (!isUuid(id)) {
+      throw new HttpError('invalid_request', { details: ['The conversation id must be the UUID from the "meta" event of an answer.'] });
+    }
+    const conversation = await unavailableAs503(conversations.run((store) => store.getConversation(id)));
+    if (!conversation) throw new HttpError('conversation_not_found');
+    return {
+      id: conversation.id,
+      created_at: conversation.createdAt,
+      messages: conversation.messages
+        .filter((message) => message.role !== 'system')
+        .map((message) => ({
+          id: message.id,
+          role: message.role,
+          content: message.content,
+          mode: message.mode,
+          sources: message.sources,
+          status: message.status,
+          finish_reason: message.finishReason,
+          ...(message.rating ? { rating: message.rating } : {}),
+          created_at: message.createdAt,
+        })),
+    };
+  });
+
+  app.post('/feedback', async (request, reply) => {
+    const feedback = validateFeedback(request.body);
+    const outcome = await unavailableAs503(conversations.run((store) => store.addFeedback(feedback)));
+    if (outcome === 'unknown_message') throw new HttpError('message_not_found');
+    return reply.code(201).send({ message_id: feedback.messageId, rating: feedback.rating, stored: true });
+  });
+};
+
+function validateFeedback(body: unknown): { messageId: string; rating: 'up' | 'down'; reason?: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError('invalid_request', {
+      details: ['The body must be a JSON object like {"message_id": "...", "rating": "up"}.'],
+    });
+  }
+  const record = body as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const key of Object.keys(record)) {
+    if (!['message_id', 'rating', 'reason'].includes(key)) problems.push(`Unknown field "${key}": allowed fields are message_id, rating, reason.`);
+  }
+  const { message_id: messageId, rating, reason } = record;
+  if (!isUuid(messageId)) problems.push('"message_id" must be the UUID from the "meta" event of the answer being rated.');
+  if (rating !== 'up' && rating !== 'down') problems.push('"rating" must be "up" or "down".');
+  if (reason !== undefined && reason !== null) {
+    if (typeof reason !== 'string') problems.push('"reason" must be a string.');
+    else if (reason.length > MAX_FEEDBACK_REASON_CHARS) problems.push(`"reason" is ${reason.length} characters; the limit is ${MAX_FEEDBACK_REASON_CHARS}.`);
+  }
+  if (problems.length > 0) throw new HttpError('invalid_request', { details: problems });
+  const feedback: { messageId: string; rating: 'up' | 'down'; reason?: string } = {
+    messageId: messageId as string,
+    rating: rating as 'up' | 'down',
+  };
+  if (typeof reason === 'string' && reason.trim().length > 0) feedback.reason = reason.trim();
+  return feedback;
+}
+
+async function unavailableAs503<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ConversationStoreUnavailableError) throw new HttpError('conversation_store_unavailable');
+    throw error;
+  }
+}

@@ -1,0 +1,155 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import path from 'node:path';
+import type { MetaEvent, WarningEvent } from '@docs-chat/core/protocol';
+import { createPostgresConversationStore } from '../conversations/postgres-conversation-store.js';
+import type { HealthReport } from '../health/health-check.js';
+import { answerText, createTestIndex, postChat, startTestServer, type TestIndex, type TestServer } from '../testing/test-server.js';
+
+/** Building the index and an embedded database can take a while on a busy machine. */
+const SETUP_TIMEOUT_MS = 120_000;
+
+async function getHealth(server: TestServer): Promise<{ status: number; body: HealthReport; elapsedMs: number }> {
+  const started = performance.now();
+  const response = await fetch(`${server.url}/health`);
+  const body = (await response.json()) as HealthReport;
+  return { status: response.status, body, elapsedMs: performance.now() - started };
+}
+
+/** A TCP server that accepts connections and never says a word: a database that hangs. */
+async function startSilentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let index: TestIndex;
+
+beforeAll(async () => {
+  index = await createTestIndex();
+  // Created here, once, rather than inside the first test's time budget.
+  await index.sharedStore();
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await index?.remove();
+});
+
+describe('GET /health', () => {
+  it('reports every dependency up with 200 when all is well', async () => {
+    const server = await startTestServer({ index });
+    try {
+      const { status, body } = await getHealth(server);
+      expect(status).toBe(200);
+      expect(body.status).toBe('healthy');
+      expect(body.services.server.status).toBe('up');
+      expect(body.services.vector_store).toMatchObject({ status: 'up', backend: 'embedded', collection: 'docusaurus-book' });
+      expect(body.services.vector_store.vectors).toBeGreaterThan(5);
+      expect(body.services.postgres).toEqual({ status: 'up', backend: 'pglite' });
+      expect(body.services.llm).toEqual({ status: 'up', provider: 'gemini', model: 'gemini-3.8-flash' });
+      expect(Date.parse(body.timestamp)).not.toBeNaN();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('checks the model key once at start-up, not on every poll', async () => {
+    const server = await startTestServer({ index });
+    try {
+      const modelChecks = () => server.gemini.requests.filter((request) => request.method === 'GET').length;
+      const before = modelChecks();
+      expect(before).toBe(1);
+      await getHealth(server);
+      await getHealth(server);
+      expect(modelChecks()).toBe(before);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers 503 unhealthy when the vector store cannot be read', async () => {
+    const server = await startTestServer({ index });
+    const manifest = path.join(index.dataDir, 'index', 'docusaurus-book', 'manifest.json');
+    const original = await readFile(manifest, 'utf8');
+    try {
+      await writeFile(manifest, '{ this is not json');
+      const { status, body } = await getHealth(server);
+      expect(status).toBe(503);
+      expect(body.status).toBe('unhealthy');
+      expect(body.services.vector_store.status).toBe('down');
+      expect(body.services.vector_store.detail).toMatch(/index_corrupt|manifest/);
+    } finally {
+      await writeFile(manifest, original);
+      await server.close();
+    }
+    const after = await startTestServer({ index });
+    try {
+      expect((await getHealth(after)).status).toBe(200);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('says degraded while Postgres is unreachable, and answers still stream unsaved', async () => {
+    const store = createPostgresConversationStore({ databaseUrl: 'postgres://postgres@127.0.0.1:1/test', connectTimeoutSeconds: 1 });
+    const server = await startTestServer({ index, store });
+    try {
+      const { status, body } = await getHealth(server);
+      expect(status).toBe(200);
+      expect(body.status).toBe('degraded');
+      expect(body.services.postgres).toMatchObject({ status: 'down', backend: 'postgres' });
+      expect(body.services.vector_store.status).toBe('up');
+
+      const reply = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
+      expect(reply.status).toBe(200);
+      expect((reply.events[0] as MetaEvent).persisted).toBe(false);
+      const warning = reply.events.find((event): event is WarningEvent => event.type === 'warning');
+      expect(warning?.code).toBe('conversation_not_saved');
+      expect(answerText(reply.events)).toMatch(/\[1\]/);
+      expect(reply.events.at(-1)?.type).toBe('done');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers within 500 ms even when the database hangs without answering', async () => {
+    const silent = await startSilentServer();
+    const store = createPostgresConversationStore({ databaseUrl: `postgres://postgres@127.0.0.1:${silent.port}/test`, connectTimeoutSeconds: 30 });
+    const server = await startTestServer({ index, store });
+    try {
+      const { status, body, elapsedMs } = await getHealth(server);
+      expect(status).toBe(200);
+      expect(body.status).toBe('degraded');
+      expect(body.services.postgres.detail).toMatch(/did not answer/);
+      expect(elapsedMs).toBeLessThan(500);
+    } finally {
+      await server.close();
+      await silent.close();
+    }
+  }, 60_000);
+
+  it('reports the model down and the service degraded when the provider could not be reached at start-up', async () => {
+    const server = await startTestServer({ index, env: { GEMINI_BASE_URL: 'http://127.0.0.1:1' } });
+    try {
+      const { status, body } = await getHealth(server);
+      expect(status).toBe(200);
+      expect(body.status).toBe('degraded');
+      expect(body.services.llm).toMatchObject({ status: 'down', provider: 'gemini' });
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import { createChatStreamParser, type ChatStreamEvent, type ErrorEvent, type MetaEvent } from '@docs-chat/core/protocol';
+import { startGeminiStandIn } from '@docs-chat/stand-ins';
+import { loadConfig } from './config.js';
+import { startServer } from './server-runtime.js';
+import { answerText, createTestIndex, eventually, LogCapture, startTestServer, type TestIndex } from './testing/test-server.js';
+
+/** Building the index and an embedded database can take a while on a busy machine. */
+const SETUP_TIMEOUT_MS = 120_000;
+
+let index: TestIndex;
+
+beforeAll(async () => {
+  index = await createTestIndex();
+  // Created here, once, rather than inside the first test's time budget.
+  await index.sharedStore();
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await index?.remove();
+});
+
+/** Starts a chat and resolves once its first token has arrived, with the rest still coming. */
+async function startAnswer(url: string): Promise<{ events: ChatStreamEvent[]; finished: Promise<void> }> {
+  const response = await fetch(`${url}/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: 'How do I install Tidewater?', mode: 'general' }),
+  });
+  const events: ChatStreamEvent[] = [];
+  const parser = createChatStreamParser((event) => events.push(event));
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let firstToken!: () => void;
+  const gotToken = new Promise<void>((resolve) => (firstToken = resolve));
+  const finished = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      parser.push(decoder.decode(value, { stream: true }));
+      if (events.some((event) => event.type === 'token')) firstToken();
+    }
+    parser.end();
+    firstToken();
+  })();
+  await gotToken;
+  return { events, finished };
+}
+
+describe('graceful shutdown', () => {
+  it('lets a running answer finish before the server stops, and refuses new requests meanwhile', async () => {
+    const server = await startTestServer({ index, env: { SHUTDOWN_GRACE_MS: '10000' } });
+    server.gemini.setDelay(60);
+    const answer = await startAnswer(server.url);
+    const closing = server.close();
+    await answer.finished;
+    await closing;
+    expect(answer.events.at(-1)?.type).toBe('done');
+    const meta = answer.events[0] as MetaEvent;
+    const stored = (await server.store.getConversation(meta.conversation_id))?.messages[1];
+    expect(stored?.status).toBe('complete');
+    await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+  });
+
+  it('stops answers still running after SHUTDOWN_GRACE_MS with an error event and stores them as interrupted', async () => {
+    const server = await startTestServer({ index, env: { SHUTDOWN_GRACE_MS: '200' } });
+    server.gemini.setDelay(300);
+    const answer = await startAnswer(server.url);
+    const started = Date.now();
+    await server.close();
+    await answer.finished;
+    expect(Date.now() - started).toBeLessThan(5000);
+    const last = answer.events.at(-1) as ErrorEvent;
+    expect(last).toMatchObject({ type: 'error', code: 'shutting_down', retryable: true });
+    const meta = answer.events[0] as MetaEvent;
+    await eventually(async () => (await server.store.getConversation(meta.conversation_id))?.messages[1]?.status === 'interrupted');
+    const stored = (await server.store.getConversation(meta.conversation_id))?.messages[1];
+    expect(stored?.content).toBe(answerText(answer.events));
+  });
+});
+
+describe('start-up', () => {
+  it('stops with llm_auth when the model provider rejects the key', async () => {
+    const gemini = await startGeminiStandIn();
+    try {
+      const config = loadConfig({
+        ...index.env,
+        PORT: '0',
+        GEMINI_API_KEY: 'wrong-key',
+        GEMINI_BASE_URL: gemini.url,
+        LLM_PROVIDER: 'gemini',
+      });
+      await expect(startServer(config, { logDestination: new LogCapture(), conversationStore: await index.sharedStore() })).rejects.toMatchObject({
+        code: 'llm_auth',
+      });
+    } finally {
+      await gemini.close();
+    }
+  });
+
+  it('stops with index_missing and the command to run when nothing was ingested', async () => {
+    const config = loadConfig({ DATA_DIR: `${index.dataDir}-empty`, EMBEDDING_PROVIDER: 'local', PORT: '0' });
+    await expect(startServer(config, { logDestination: new LogCapture() })).rejects.toMatchObject({
+      code: 'index_missing',
+      hint: expect.stringMatching(/docs-chat ingest/),
+    });
+  });
+
+  it('answers with the extractive model, saying no language model is configured, when no key is set', async () => {
+    const logs = new LogCapture();
+    const config = loadConfig({ ...index.env, PORT: '0', HOST: '127.0.0.1' });
+    expect(config.server.llm.provider).toBe('extractive');
+    const server = await startServer(config, { logDestination: logs, conversationStore: await index.sharedStore() });
+    try {
+      const response = await fetch(`${server.url}/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ message: 'How do I install Tidewater?', mode: 'general' }),
+      });
+      const body = (await response.json()) as { answer: string; sources: unknown[] };
+      expect(response.status).toBe(200);
+      expect(body.answer).toMatch(/Install the package from npm/);
+      expect(body.answer).toMatch(/no language model/i);
+      expect(body.sources.length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Opens what the server needs from its configuration (the index, the chat
+ * model checked once, the conversation store with its migrations), builds the
+ * app, listens, and closes everything in order on shutdown. Start-up fails
+ * with a DocsChatError or LlmError that says what to fix; a database that is
+ * down does not stop it (answers stream unsaved and /health says degraded).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { assembleContext, countTokens, openRetrieval, runIngest } from './core-api.js';
+import { buildApp, type OpenRetrieval } from './app.js';
+import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
+import type { ServerConfig } from './config.js';
+import { type ConversationStore, createConversationStore } from './conversations/conversation-store.js';
+import type { OpenedRetrieval, RunIngest } from './core-api.js';
+import type { LlmCheck } from './health/health-check.js';
+import { type ChatModel, createChatModel, isLlmError } from './llm/chat-model.js';
+import { createLogger, type LogDestination } from './logging.js';
+import { withRetrievalCache } from './retrieval-cache.js';
+
+/** How long the start-up model check may take before the server starts anyway with the model marked down. */
+const MODEL_CHECK_TIMEOUT_MS = 10_000;
+
+export interface StartOptions {
+  /** Where log lines go; stdout when absent. */
+  logDestination?: LogDestination;
+  /** An already created conversation store to use instead of the configured one (tests, benchmarks); its creator closes it. */
+  conversationStore?: ConversationStore;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  logger: Logger;
+  /** `http://host:port` once listening. */
+  url: string;
+  /** Stops taking requests, lets running answers finish within SHUTDOWN_GRACE_MS, then closes stores. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = createLogger(config.server.logLevel, options.logDestination);
+  const cleanups: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'error while closing'));
+    }
+  };
+  try {
+    const opened = await openRetrieval(config.core);
+    let closeRetrieval = opened.close;
+    cleanups.push(() => closeRetrieval());
+    const cached = (retriever: OpenedRetrieval['retriever']) => withRetrievalCache(retriever, config.server.retrievalCache);
+    const retrieval: OpenRetrieval = { retriever: cached(opened.retriever), store: opened.store };
+
+    const chatModel = createChatModel({
+      provider: config.server.llm.provider,
+      model: config.server.llm.model,
+      ...(config.server.llm.apiKey ? { apiKey: config.server.llm.apiKey } : {}),
+      ...(config.server.llm.baseUrl ? { baseUrl: config.server.llm.baseUrl } : {}),
+      timeoutMs: config.server.llm.timeoutMs,
+      onRetry: ({ attempt, delayMs, error }) =>
+        logger.warn({ attempt, delayMs, code: error.code, status: error.status }, 'the chat model failed; retrying'),
+    });
+    const llmCheck = await checkChatModel(chatModel, logger);
+
+    const store =
+      options.conversationStore ??
+      (await createConversationStore({
+      ...(config.server.databaseUrl ? { databaseUrl: config.server.databaseUrl } : {}),
+        dataDir: config.core.dataDir,
+      }));
+    const conversations = new ConversationGateway(store, logger);
+    if (!options.conversationStore) cleanups.push(() => conversations.close());
+    await conversations.migrate();
+
+    // The ingest writes through its own store handle; afterwards the server reopens the index
+    // so the next question sees the new chunks.
+    const ingestAndReload: RunIngest = async (ingestOptions) => {
+      const report = await runIngest(config.core, ingestOptions);
+      if (!ingestOptions.dryRun) {
+        const reopened = await openRetrieval(config.core);
+        const previousClose = closeRetrieval;
+        // A fresh cache goes with the fresh index.
+        retrieval.retriever = cached(reopened.retriever);
+        retrieval.store = reopened.store;
+        closeRetrieval = reopened.close;
+        await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
+      }
+      return report;
+    };
+
+    const app = await buildApp(config.server, {
+      retrieval,
+      assembleContext,
+      countTokens,
+      chatModel,
+      llmCheck,
+      conversations,
+      runIngest: ingestAndReload,
+      logger,
+    });
+    cleanups.push(() => app.close());
+    const url = await app.listen({ port: config.server.port, host: config.server.host });
+    logger.info(
+      {
+        url,
+        vectorStore: retrieval.store.backend,
+        conversations: conversations.backend,
+        llm: { provider: chatModel.provider, model: chatModel.model, status: llmCheck.status },
+        adminRoutes: config.server.adminToken !== undefined,
+      },
+      'docs-chat server ready',
+    );
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      logger,
+      url,
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/**
+ * Checks key and model once. A rejected key or unknown model stops start-up; an
+ * unreachable provider does not (it may be a passing outage), but /health shows it.
+ */
+async function checkChatModel(chatModel: ChatModel, logger: Logger): Promise<LlmCheck> {
+  const base = { provider: chatModel.provider, model: chatModel.model };
+  try {
+    await chatModel.verify(AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS));
+    return { status: 'up', ...base };
+  } catch (error) {
+    if (isLlmError(error) && (error.code === 'llm_auth' || error.code === 'llm_model_not_found' || error.code === 'llm_rejected')) {
+      throw error;
+    }
+    const detail = isLlmError(error) ? error.message : 'the model could not be checked';
+    logger.warn({ err: describeError(error), ...base }, 'the chat model could not be checked at start-up; answers may fail until it is reachable');
+    return { status: 'down', ...base, detail };
+  }
+}
