@@ -1,0 +1,30 @@
+// Compiles the plugin to lib/: Docusaurus loads plugin entry points and theme
+// components from JavaScript, so the TypeScript sources are built with tsc and
+// the CSS modules (which tsc ignores) are copied beside the compiled components.
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const sourceDir = join(packageDir, 'src');
+const outputDir = join(packageDir, 'lib');
+const require = createRequire(import.meta.url);
+
+rmSync(outputDir, { recursive: true, force: true });
+const tscBin = require.resolve('typescript/bin/tsc');
+const result = spawnSync(process.execPath, [tscBin, '-p', join(packageDir, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (result.status !== 0) {
+  console.error('docusaurus-plugin build: tsc failed; fix the type errors above and run `pnpm --filter @docs-chat/docusaurus-plugin build` again.');
+  process.exit(result.status ?? 1);
+}
+
+function copyStyles(dir) {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) copyStyles(path);
+    else if (entry.endsWith('.css')) cpSync(path, join(outputDir, relative(sourceDir, path)));
+  }
+}
+copyStyles(sourceDir);

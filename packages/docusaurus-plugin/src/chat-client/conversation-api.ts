@@ -1,0 +1,80 @@
+import type { FinishReason, SourceRef } from '@docs-chat/core/protocol';
+import { ChatClientError, errorFromResponse, isAbortError } from './chat-errors.js';
+import type { FetchFunction } from './stream-client.js';
+
+/** One stored message as `GET /conversations/:id` returns it. */
+export interface StoredConversationMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  mode: string | null;
+  sources: SourceRef[];
+  status: string;
+  finish_reason: FinishReason | null;
+  created_at: string;
+}
+
+export interface StoredConversation {
+  id: string;
+  created_at: string;
+  messages: StoredConversationMessage[];
+}
+
+async function request(fetchImpl: FetchFunction, url: string, init: RequestInit): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetchImpl(url, init);
+  } catch (error) {
+    if (isAbortError(error)) throw error;
+    throw new ChatClientError('network', 'The docs-chat server could not be reached.');
+  }
+  if (!response.ok) throw await errorFromResponse(response);
+  return response;
+}
+
+function isStoredMessage(value: unknown): value is StoredConversationMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as Record<string, unknown>;
+  return (
+    typeof message.id === 'string' &&
+    (message.role === 'user' || message.role === 'assistant') &&
+    typeof message.content === 'string'
+  );
+}
+
+/** Loads a conversation to resume it; a 404 rejects with kind 'not_found'. */
+export async function fetchConversation(
+  serverUrl: string,
+  conversationId: string,
+  options: { signal?: AbortSignal; fetch?: FetchFunction } = {},
+): Promise<StoredConversation> {
+  const response = await request(options.fetch ?? fetch, `${serverUrl}/conversations/${encodeURIComponent(conversationId)}`, {
+    headers: { accept: 'application/json' },
+    signal: options.signal ?? null,
+  });
+  const body = (await response.json()) as Partial<StoredConversation>;
+  if (typeof body.id !== 'string' || !Array.isArray(body.messages)) {
+    throw new ChatClientError('protocol', 'The server sent a conversation in an unexpected shape.', { retryable: false });
+  }
+  // System messages are never shown; anything malformed is skipped rather than breaking the resume.
+  const messages = body.messages.filter(isStoredMessage).map((message) => ({
+    ...message,
+    sources: Array.isArray(message.sources) ? message.sources : [],
+  }));
+  return { id: body.id, created_at: String(body.created_at ?? ''), messages };
+}
+
+export type FeedbackRating = 'up' | 'down';
+
+/** Stores a reader's rating of an answer through `POST /feedback`. */
+export async function sendFeedback(
+  serverUrl: string,
+  feedback: { message_id: string; rating: FeedbackRating; reason?: string },
+  options: { fetch?: FetchFunction } = {},
+): Promise<void> {
+  await request(options.fetch ?? fetch, `${serverUrl}/feedback`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(feedback),
+  });
+}

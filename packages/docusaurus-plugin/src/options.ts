@@ -1,0 +1,138 @@
+import { createRequire } from 'node:module';
+import type { OptionValidationContext, ValidationSchema } from '@docusaurus/types';
+import type { DocsChatSettings, PanelSide } from './client-settings/docs-chat-settings.js';
+
+/** Options a site passes in `plugins: [['@docs-chat/docusaurus-plugin', {...}]]`. */
+export interface PluginOptions {
+  id?: string;
+  /** Base URL of the docs-chat server (`pnpm docs-chat serve`). */
+  serverUrl: string;
+  title: string | null;
+  placeholder: string | null;
+  welcomeMessage: string | null;
+  suggestedQuestions: string[];
+  selectionMode: boolean;
+  contentSelector: string;
+  /** e.g. "mod+i" (Ctrl on Windows/Linux, Cmd on macOS); false disables the shortcut. */
+  shortcut: string | false;
+  panel: { side: PanelSide; width: number };
+  /** Write the build's doc permalinks for the ingest (see permalinks.ts). */
+  writePermalinks: boolean;
+}
+
+export type Options = Partial<Omit<PluginOptions, 'panel'>> & { panel?: Partial<PluginOptions['panel']> };
+
+export const MAX_SUGGESTED_QUESTIONS = 3;
+export const MIN_PANEL_WIDTH = 280;
+export const MAX_PANEL_WIDTH = 960;
+
+export const DEFAULT_OPTIONS: Omit<PluginOptions, 'id'> = {
+  serverUrl: 'http://localhost:8000',
+  title: null,
+  placeholder: null,
+  welcomeMessage: null,
+  suggestedQuestions: [],
+  selectionMode: true,
+  contentSelector: 'main',
+  shortcut: 'mod+i',
+  panel: { side: 'right', width: 420 },
+  writePermalinks: true,
+};
+
+// utils-validation is CommonJS: Node's ESM loader cannot see its named exports and
+// Docusaurus' own loader (jiti) has no default export for it, so require it directly.
+const { Joi } = createRequire(import.meta.url)('@docusaurus/utils-validation') as typeof import('@docusaurus/utils-validation');
+
+const MODIFIERS = ['mod', 'ctrl', 'meta', 'alt', 'shift'];
+// One or more modifiers then a single key name: "mod+i", "ctrl+shift+k", "alt+/".
+const SHORTCUT_PATTERN = new RegExp(`^((${MODIFIERS.join('|')})\\+)+[a-z0-9/.,;'\`\\[\\]=-]$`, 'i');
+const SHORTCUT_HELP = `"shortcut" must be modifiers and one key joined by "+", e.g. "mod+i" or "ctrl+shift+k" (modifiers: ${MODIFIERS.join(', ')}; "mod" is Cmd on macOS and Ctrl elsewhere), or false to disable it.`;
+
+const optionalText = (name: string, maxLength: number) =>
+  Joi.string()
+    .trim()
+    .min(1)
+    .max(maxLength)
+    .allow(null)
+    .default(null)
+    .messages({
+      'string.empty': `"${name}" must not be empty: remove the option to use the translated default.`,
+      'string.max': `"${name}" must be at most ${maxLength} characters.`,
+      'string.base': `"${name}" must be a string (or remove it to use the translated default).`,
+    });
+
+export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<PluginOptions>({
+  id: Joi.string(),
+  serverUrl: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default(DEFAULT_OPTIONS.serverUrl)
+    .messages({
+      'string.uri': '"serverUrl" must be an absolute http(s) URL of the docs-chat server, e.g. "https://chat.example.com" or "http://localhost:8000".',
+      'string.uriCustomScheme': '"serverUrl" must start with http:// or https://, e.g. "http://localhost:8000".',
+      'string.base': '"serverUrl" must be a string such as "http://localhost:8000".',
+    }),
+  title: optionalText('title', 80),
+  placeholder: optionalText('placeholder', 120),
+  welcomeMessage: optionalText('welcomeMessage', 1000),
+  suggestedQuestions: Joi.array()
+    .items(Joi.string().trim().min(1).max(200))
+    .max(MAX_SUGGESTED_QUESTIONS)
+    .default(DEFAULT_OPTIONS.suggestedQuestions)
+    .messages({
+      'array.max': `"suggestedQuestions" holds at most ${MAX_SUGGESTED_QUESTIONS} questions: keep the ones readers ask most.`,
+      'array.base': '"suggestedQuestions" must be an array of strings, e.g. ["How do I install it?"].',
+      'string.empty': 'Each entry of "suggestedQuestions" must be a non-empty question.',
+      'string.max': 'Each entry of "suggestedQuestions" must be at most 200 characters.',
+    }),
+  selectionMode: Joi.boolean().default(DEFAULT_OPTIONS.selectionMode).messages({
+    'boolean.base': '"selectionMode" must be true (offer to ask about selected text) or false.',
+  }),
+  contentSelector: Joi.string().trim().min(1).default(DEFAULT_OPTIONS.contentSelector).messages({
+    'string.empty': '"contentSelector" must be a CSS selector of the page content, e.g. "main" or "article".',
+  }),
+  shortcut: Joi.alternatives()
+    .try(Joi.string().trim().pattern(SHORTCUT_PATTERN).messages({ 'string.pattern.base': SHORTCUT_HELP }), Joi.valid(false))
+    .default(DEFAULT_OPTIONS.shortcut)
+    .messages({ 'alternatives.match': SHORTCUT_HELP, 'alternatives.types': SHORTCUT_HELP }),
+  panel: Joi.object({
+    side: Joi.string().valid('left', 'right').default(DEFAULT_OPTIONS.panel.side).messages({
+      'any.only': '"panel.side" must be "left" or "right".',
+    }),
+    width: Joi.number()
+      .integer()
+      .min(MIN_PANEL_WIDTH)
+      .max(MAX_PANEL_WIDTH)
+      .default(DEFAULT_OPTIONS.panel.width)
+      .messages({
+        'number.min': `"panel.width" is in CSS pixels and must be at least ${MIN_PANEL_WIDTH}.`,
+        'number.max': `"panel.width" is in CSS pixels and must be at most ${MAX_PANEL_WIDTH}; phones get a full-screen panel anyway.`,
+        'number.base': '"panel.width" must be a number of CSS pixels, e.g. 420.',
+        'number.integer': '"panel.width" must be a whole number of CSS pixels.',
+      }),
+  })
+    .default(DEFAULT_OPTIONS.panel)
+    .messages({ 'object.base': '"panel" must be an object with "side" ("left" or "right") and "width" (CSS pixels), e.g. side: "right", width: 420.' }),
+  writePermalinks: Joi.boolean().default(DEFAULT_OPTIONS.writePermalinks),
+}).messages({
+  'object.unknown': 'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks.',
+});
+
+/** Docusaurus calls this with the site's options before the plugin starts. */
+export function validateOptions({ validate, options }: OptionValidationContext<Options | undefined, PluginOptions>): PluginOptions {
+  return validate(OPTIONS_SCHEMA, options ?? {});
+}
+
+/** The part of the options the browser needs, kept small: it ships with every page. */
+export function toClientSettings(options: PluginOptions): DocsChatSettings {
+  return {
+    serverUrl: options.serverUrl.replace(/\/+$/, ''),
+    title: options.title,
+    placeholder: options.placeholder,
+    welcomeMessage: options.welcomeMessage,
+    suggestedQuestions: options.suggestedQuestions,
+    selectionMode: options.selectionMode,
+    contentSelector: options.contentSelector,
+    shortcut: options.shortcut === false ? null : options.shortcut.toLowerCase(),
+    panel: options.panel,
+  };
+}

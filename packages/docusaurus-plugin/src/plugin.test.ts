@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import type { AllContent, LoadContext, PluginContentLoadedActions } from '@docusaurus/types';
+import docsChatPlugin, { DEFAULT_OPTIONS, getSwizzleConfig, validateOptions, type Options, type PluginOptions } from './index.js';
+import { collectPermalinks } from './permalinks.js';
+
+const { normalizePluginOptions } = createRequire(import.meta.url)('@docusaurus/utils-validation') as typeof import('@docusaurus/utils-validation');
+
+// Docusaurus hands validateOptions its own normalizePluginOptions as `validate`.
+function validate(options: Options | undefined): PluginOptions {
+  return validateOptions({ validate: (schema, value) => normalizePluginOptions(schema, value as Partial<PluginOptions>), options });
+}
+
+function allContentFixture(name: string, siteDir: string): AllContent {
+  const text = readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');
+  return JSON.parse(text.replaceAll('<siteDir>', siteDir.replaceAll('\\', '/'))) as AllContent;
+}
+
+describe('plugin options', () => {
+  it('fills in every default when no options are given', () => {
+    expect(validate(undefined)).toEqual({ ...DEFAULT_OPTIONS, id: 'default' });
+  });
+
+  it('accepts a full set of options', () => {
+    const options = validate({
+      serverUrl: 'https://chat.example.com/',
+      title: 'Ask Redux',
+      placeholder: 'Ask about Redux…',
+      welcomeMessage: 'Hello!',
+      suggestedQuestions: ['What is a reducer?', 'How do I use RTK Query?', 'What is a thunk?'],
+      selectionMode: false,
+      contentSelector: 'article',
+      shortcut: 'ctrl+shift+k',
+      panel: { side: 'left', width: 520 },
+    });
+    expect(options).toMatchObject({ serverUrl: 'https://chat.example.com/', panel: { side: 'left', width: 520 }, selectionMode: false });
+  });
+
+  it('fills in a missing panel width when only the side is given', () => {
+    expect(validate({ panel: { side: 'left' } }).panel).toEqual({ side: 'left', width: 420 });
+  });
+
+  it.each<[string, Options, RegExp]>([
+    ['four suggested questions', { suggestedQuestions: ['a', 'b', 'c', 'd'] }, /holds at most 3 questions/],
+    ['a server URL without a scheme', { serverUrl: 'localhost:8000' }, /"serverUrl" must start with http:\/\/ or https:\/\//],
+    ['a server URL that is not a URL', { serverUrl: 'not a url' }, /"serverUrl" must start with http:\/\/ or https:\/\//],
+    ['a server URL that is not a string', { serverUrl: 8000 as unknown as string }, /"serverUrl" must be a string such as "http:\/\/localhost:8000"/],
+    ['a shortcut without a modifier', { shortcut: 'i' }, /"shortcut" must be modifiers and one key joined by "\+", e.g. "mod\+i"/],
+    ['a panel narrower than a phone', { panel: { width: 100 } }, /"panel.width" is in CSS pixels and must be at least 280/],
+    ['a panel on the top', { panel: { side: 'top' as 'left' } }, /"panel.side" must be "left" or "right"/],
+    ['an empty title', { title: '' }, /"title" must not be empty: remove the option to use the translated default/],
+    ['a misspelt option', { serverURL: 'x' } as Options, /Unknown docs-chat option "serverURL": the options are serverUrl/],
+  ])('rejects %s with a message that says what to fix', (_case, options, message) => {
+    expect(() => validate(options)).toThrow(message);
+  });
+
+  it('hands the browser only the settings it needs, with the URL normalised', async () => {
+    const plugin = docsChatPlugin({ siteDir: '/site', generatedFilesDir: '/site/.docusaurus' } as LoadContext, validate({ serverUrl: 'https://chat.example.com/', shortcut: 'Mod+I' }));
+    let globalData: unknown;
+    const actions = { setGlobalData: (data: unknown) => (globalData = data) } as PluginContentLoadedActions;
+    await plugin.contentLoaded?.({ content: undefined, actions });
+    expect(globalData).toEqual({
+      serverUrl: 'https://chat.example.com',
+      title: null,
+      placeholder: null,
+      welcomeMessage: null,
+      suggestedQuestions: [],
+      selectionMode: true,
+      contentSelector: 'main',
+      shortcut: 'mod+i',
+      panel: { side: 'right', width: 420 },
+    });
+    expect(JSON.stringify(globalData).length).toBeLessThan(400);
+  });
+
+  it('points Docusaurus at compiled components and swizzle --typescript at the sources', () => {
+    const plugin = docsChatPlugin({ siteDir: '/site', generatedFilesDir: '/g' } as LoadContext, validate({}));
+    expect(plugin.getThemePath?.()).toMatch(/docusaurus-plugin[/\\]lib[/\\]theme$/);
+    expect(plugin.getTypeScriptThemePath?.()).toMatch(/docusaurus-plugin[/\\]src[/\\]theme$/);
+  });
+
+  it('declares every theme component safe to wrap, and only the leaf components safe to eject', () => {
+    const { components } = getSwizzleConfig();
+    expect(Object.keys(components).sort()).toEqual(['ChatPanel', 'ChatWidget', 'InputBox', 'MessageList', 'Root', 'SelectionMode', 'SourceList']);
+    for (const config of Object.values(components)) {
+      expect(config.actions.wrap).toBe('safe');
+      expect(config.description?.length).toBeGreaterThan(20);
+    }
+    expect(Object.entries(components).filter(([, config]) => config.actions.eject === 'safe').map(([name]) => name).sort()).toEqual([
+      'InputBox',
+      'SelectionMode',
+      'SourceList',
+    ]);
+  });
+});
+
+describe('permalinks hand-off', () => {
+  let siteDir: string;
+  beforeEach(async () => {
+    siteDir = await mkdtemp(join(tmpdir(), 'docs-chat-site-'));
+  });
+  afterEach(async () => {
+    await rm(siteDir, { recursive: true, force: true });
+  });
+
+  it('lists each doc source relative to the docs folder with its exact permalink', () => {
+    const file = collectPermalinks(allContentFixture('docs-content-with-slugs-and-prefixes.json', siteDir), siteDir);
+    expect(file).toEqual({
+      version: 1,
+      docs: [
+        { source: '02-guides/ingest.md', permalink: '/docs/guides/ingest', id: 'guides/ingest', title: 'Ingest your docs' },
+        { source: 'guides/translated.md', permalink: '/docs/guides/translated', id: 'guides/translated', title: 'Translated' },
+        { source: 'intro.md', permalink: '/docs/intro', id: 'intro', title: 'Introduction' },
+        { source: 'reference/http-api.mdx', permalink: '/docs/api', id: 'reference/http-api', title: 'HTTP API' },
+      ],
+    });
+  });
+
+  it('uses the current version of the default docs instance: the files the ingest reads', () => {
+    const file = collectPermalinks(allContentFixture('docs-content-versioned.json', siteDir), siteDir);
+    expect(file.docs).toEqual([{ source: 'intro.md', permalink: '/docs/next/intro', id: 'intro', title: 'Introduction' }]);
+  });
+
+  it('writes an empty list when the site has no docs plugin', () => {
+    expect(collectPermalinks({}, siteDir)).toEqual({ version: 1, docs: [] });
+  });
+
+  it('writes the file to the generated files during loading and into the build output after the build', async () => {
+    const generatedFilesDir = join(siteDir, '.docusaurus');
+    const outDir = join(siteDir, 'build');
+    const plugin = docsChatPlugin({ siteDir, generatedFilesDir } as LoadContext, validate({}));
+    await plugin.allContentLoaded?.({ allContent: allContentFixture('docs-content-with-slugs-and-prefixes.json', siteDir), actions: {} as PluginContentLoadedActions });
+    const generated = JSON.parse(await readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8')) as { docs: unknown[] };
+    expect(generated.docs).toHaveLength(4);
+    await plugin.postBuild?.({ outDir } as Parameters<NonNullable<typeof plugin.postBuild>>[0]);
+    expect(await readFile(join(outDir, 'docs-chat-permalinks.json'), 'utf8')).toBe(await readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8'));
+  });
+
+  it('writes nothing when the site turns the hand-off off', async () => {
+    const generatedFilesDir = join(siteDir, '.docusaurus');
+    const plugin = docsChatPlugin({ siteDir, generatedFilesDir } as LoadContext, validate({ writePermalinks: false }));
+    await plugin.allContentLoaded?.({ allContent: allContentFixture('docs-content-versioned.json', siteDir), actions: {} as PluginContentLoadedActions });
+    await expect(readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * A local docs-chat server for widget tests: real HTTP on 127.0.0.1 speaking
+ * the chat stream protocol, so the widget's real fetch + SSE code runs. Each
+ * test scripts what `POST /chat` answers (fixture frames, chunking, pauses).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION } from '@docs-chat/core/protocol';
+
+export interface ScriptedChatAnswer {
+  /** Raw SSE text to send (exactly as a server would write it). */
+  body?: string;
+  /** Sizes in bytes of the pieces the body is written in; the rest goes in one piece. */
+  chunkSizes?: number[];
+  /** Pause between pieces, in ms. */
+  pauseMs?: number;
+  /** Keep the response open after the body (to test Stop and closing). */
+  holdOpen?: boolean;
+  status?: number;
+  headers?: Record<string, string>;
+  /** For non-2xx answers: a JSON body. */
+  json?: unknown;
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  body: unknown;
+}
+
+export interface ChatTestServer {
+  url: string;
+  requests: RecordedRequest[];
+  /** Answers for the next POST /chat requests, in order (the last one repeats). */
+  answerChatWith(...answers: ScriptedChatAnswer[]): void;
+  conversations: Map<string, unknown>;
+  feedbackStatus: number;
+  /** Resolves when the server saw a client close a held-open stream. */
+  nextDisconnect(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const fixturesDir = new URL('../chat-client/__fixtures__/', import.meta.url);
+
+/** Reads an SSE fixture from src/chat-client/__fixtures__/. */
+export function readFixture(name: string): string {
+  return readFileSync(new URL(name, fixturesDir), 'utf8');
+}
+
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startChatTestServer(): Promise<ChatTestServer> {
+  let answers: ScriptedChatAnswer[] = [];
+  const requests: RecordedRequest[] = [];
+  const conversations = new Map<string, unknown>();
+  const disconnectWaiters: (() => void)[] = [];
+  const openResponses = new Set<ServerResponse>();
+  const state = { feedbackStatus: 201 };
+
+  const answerChat = async (response: ServerResponse): Promise<void> => {
+    const answer = (answers.length > 1 ? answers.shift() : answers[0]) ?? { status: 500, json: { error: { code: 'internal_error', message: 'No scripted answer' } } };
+    if (answer.json !== undefined || (answer.status ?? 200) >= 400) {
+      response.writeHead(answer.status ?? 500, { 'content-type': 'application/json', ...answer.headers });
+      response.end(JSON.stringify(answer.json ?? {}));
+      return;
+    }
+    response.writeHead(answer.status ?? 200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      [CHAT_PROTOCOL_HEADER]: CHAT_PROTOCOL_VERSION,
+      ...answer.headers,
+    });
+    response.flushHeaders();
+    const bytes = Buffer.from(answer.body ?? '', 'utf8');
+    let offset = 0;
+    for (const size of answer.chunkSizes ?? []) {
+      if (offset >= bytes.length || response.destroyed) break;
+      response.write(bytes.subarray(offset, offset + size));
+      offset += size;
+      if (answer.pauseMs) await sleep(answer.pauseMs);
+    }
+    if (offset < bytes.length && !response.destroyed) response.write(bytes.subarray(offset));
+    if (answer.holdOpen) {
+      openResponses.add(response);
+      return;
+    }
+    response.end();
+  };
+
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const body = await readBody(request);
+      requests.push({ method: request.method ?? '', url: request.url ?? '', body });
+      response.on('close', () => {
+        if (!response.writableFinished) disconnectWaiters.splice(0).forEach((resolve) => resolve());
+        openResponses.delete(response);
+      });
+      if (request.method === 'POST' && request.url === '/chat') return answerChat(response);
+      const conversation = /^\/conversations\/([^/]+)$/.exec(request.url ?? '');
+      if (request.method === 'GET' && conversation) {
+        const stored = conversations.get(decodeURIComponent(conversation[1] ?? ''));
+        response.writeHead(stored ? 200 : 404, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(stored ?? { error: { code: 'conversation_not_found', message: 'No conversation has this id.' } }));
+        return;
+      }
+      if (request.method === 'POST' && request.url === '/feedback') {
+        response.writeHead(state.feedbackStatus, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(state.feedbackStatus < 400 ? { stored: true } : { error: { code: 'conversation_store_unavailable', message: 'Conversations cannot be saved right now.' } }));
+        return;
+      }
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end('{}');
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    conversations,
+    get feedbackStatus() {
+      return state.feedbackStatus;
+    },
+    set feedbackStatus(status: number) {
+      state.feedbackStatus = status;
+    },
+    answerChatWith(...scripted) {
+      answers = scripted;
+    },
+    nextDisconnect() {
+      return new Promise<void>((resolve) => disconnectWaiters.push(resolve));
+    },
+    async close() {
+      for (const response of openResponses) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

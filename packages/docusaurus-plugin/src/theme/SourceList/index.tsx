@@ -1,0 +1,55 @@
+import type { ReactNode } from 'react';
+import Link from '@docusaurus/Link';
+import { translate } from '@docusaurus/Translate';
+// Only package imports: this component is safe to eject into a site.
+import { toSiteHref, type SourceRef } from '@docs-chat/docusaurus-plugin/chat-client';
+import styles from './styles.module.css';
+
+export interface Props {
+  readonly sources: readonly SourceRef[];
+  /** Called when the reader follows a source link. */
+  readonly onNavigate?: () => void;
+}
+
+/** The numbered sources of one answer; number n matches the answer's citation [n]. */
+export default function SourceList({ sources, onNavigate }: Props): ReactNode {
+  if (sources.length === 0) return null;
+  const heading = translate({ id: 'docsChat.sources.heading', message: 'Sources', description: 'Heading above the sources of an answer' });
+  return (
+    <nav className={`docs-chat-sources ${styles.sources}`} aria-label={heading}>
+      <p className={styles.heading} aria-hidden="true">
+        {heading}
+      </p>
+      <ol className={styles.list}>
+        {sources.map((source, index) => {
+          const target = toSiteHref(source.url);
+          // The heading path starts with the page title, already shown as the link text.
+          const fullPath = source.headingPath.length > 0 ? source.headingPath : source.heading ? [source.heading] : [];
+          const path = fullPath[0] === source.title ? fullPath.slice(1) : fullPath;
+          const label = (
+            <>
+              <span className={styles.title}>{source.title}</span>
+              {path.length > 0 && <span className={styles.section}>{path.join(' › ')}</span>}
+            </>
+          );
+          return (
+            <li key={`${source.url}-${index}`} className={styles.item}>
+              <span className={styles.number} aria-hidden="true">
+                {index + 1}
+              </span>
+              {target.internal ? (
+                <Link className={styles.link} to={target.href} onClick={onNavigate}>
+                  {label}
+                </Link>
+              ) : (
+                <a className={styles.link} href={target.href} target="_blank" rel="noopener noreferrer">
+                  {label}
+                </a>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </nav>
+  );
+}
