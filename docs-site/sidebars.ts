@@ -1,0 +1,44 @@
+import type { SidebarsConfig } from '@docusaurus/plugin-content-docs';
+
+// One sidebar, ordered the way a newcomer reads: try it, wire it in, feed it, operate it.
+const sidebars: SidebarsConfig = {
+  guide: [
+    'intro',
+    {
+      type: 'category',
+      label: 'Getting started',
+      collapsed: false,
+      items: ['getting-started/quick-start', 'getting-started/add-to-your-site'],
+    },
+    {
+      type: 'category',
+      label: 'Guides',
+      collapsed: false,
+      items: ['guides/ingesting-docs', 'guides/searching', 'guides/using-the-widget'],
+    },
+    {
+      type: 'category',
+      label: 'Reference',
+      items: [
+        'reference/plugin-options',
+        'reference/configuration',
+        'reference/http-api',
+        'reference/stream-protocol',
+      ],
+    },
+    {
+      type: 'category',
+      label: 'Deployment',
+      items: ['deployment/docker-compose', 'deployment/operations', 'deployment/security'],
+    },
+    'troubleshooting',
+    'faq',
+    {
+      type: 'category',
+      label: 'Quality and performance',
+      items: ['quality/evaluation', 'quality/benchmarks'],
+    },
+  ],
+};
+
+export default sidebars;
