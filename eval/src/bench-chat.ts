@@ -1,0 +1,464 @@
+/**
+ * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--think-ms N] [--keep] [--profile DIR] [--log-level L]`
+ * (`--profile` writes a V8 CPU profile of the server process into DIR; `--log-level` defaults to the
+ * server's own default, info, so logging costs what it costs in production; its lines go to a file).
+ *
+ * Starts the Gemini stand-in streaming without delay (in its own process),
+ * ingests the redux corpus
+ * (../shared/corpora/redux) into a temporary DATA_DIR with the offline
+ * embedder, starts `docs-chat serve` as a child process (so its memory is
+ * measured alone) with conversations on the real Postgres at 127.0.0.1:5432
+ * (a schema of its own, dropped afterwards) or on PGlite when none answers,
+ * then measures from 127.0.0.1 only, with a bounded number of requests:
+ * time from request to the first `token` event at 1, 50 and 200 concurrent
+ * readers, answers per second at 50, errors, the server's peak RSS and the
+ * latency of GET /health while readers are chatting.
+ *
+ * Targets (issue 3): first token p50 <= 15 ms and p95 <= 50 ms at 50 readers,
+ * p95 <= 150 ms at 200, no errors, server memory < 300 MB, /health p95 < 50 ms.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { loadCoreConfig, runIngest } from '@docs-chat/core';
+import { createChatStreamParser, type ChatStreamEvent } from '@docs-chat/core/protocol';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CORPUS_DIR = path.resolve(REPO_ROOT, '../shared/corpora/redux');
+const QUESTIONS_FILE = path.resolve(REPO_ROOT, '../shared/eval/redux.questions.json');
+const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Concurrency levels and how many answers each reader asks for in turn (bounded load). */
+const PHASES = [
+  { readers: 1, answersPerReader: 60 },
+  { readers: 50, answersPerReader: 8 },
+  { readers: 200, answersPerReader: 3 },
+] as const;
+
+const TARGETS = { p50At50: 15, p95At50: 50, p95At200: 150, rssMb: 300, healthP95: 50 };
+
+interface AnswerSample {
+  firstTokenMs: number | null;
+  totalMs: number;
+  ok: boolean;
+  failure?: string;
+}
+
+interface PhaseResult {
+  readers: number;
+  answers: number;
+  errors: number;
+  firstTokenP50: number;
+  firstTokenP95: number;
+  firstTokenMax: number;
+  answersPerSecond: number;
+  healthP95: number | null;
+  failures: string[];
+  /**
+   * CPU time (user + system) spent per answer by each process in this phase. The latencies depend on
+   * what else runs on the machine; these do not, so they are what to compare between runs.
+   */
+  cpuMsPerAnswer: { server: number; standIn: number; loadGenerator: number };
+  /** 1-minute load average at the end of the phase (the machine is shared). */
+  loadAverage: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) a process has used so far, in ms, from Linux /proc; NaN when unreadable. */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at state; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** The processes whose CPU time each phase reports. */
+interface MeasuredProcesses {
+  serverPid: number;
+  standInPid: number;
+}
+
+function percentile(values: number[], fraction: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function loadQuestions(): string[] {
+  const entries = JSON.parse(readFileSync(QUESTIONS_FILE, 'utf8')) as { question: string; in_scope?: boolean }[];
+  return entries.filter((entry) => entry.in_scope !== false).map((entry) => entry.question);
+}
+
+/** One reader's question, read as a stream; the first token's arrival is what a reader waits for. */
+async function ask(url: string, question: string): Promise<AnswerSample> {
+  const started = performance.now();
+  let firstTokenMs: number | null = null;
+  let done = false;
+  let failure: string | undefined;
+  try {
+    const response = await fetch(`${url}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ message: question, mode: 'general' }),
+    });
+    if (response.status !== 200 || !response.body) {
+      return { firstTokenMs, totalMs: performance.now() - started, ok: false, failure: `HTTP ${response.status}` };
+    }
+    const parser = createChatStreamParser((event: ChatStreamEvent) => {
+      if (event.type === 'token' && firstTokenMs === null) firstTokenMs = performance.now() - started;
+      if (event.type === 'done') done = true;
+      if (event.type === 'error') failure = `error event ${event.code}`;
+    });
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body) parser.push(decoder.decode(chunk as Uint8Array, { stream: true }));
+    parser.end();
+  } catch (error) {
+    failure = (error as Error).message;
+  }
+  if (!done && failure === undefined) failure = 'stream ended without done';
+  return { firstTokenMs, totalMs: performance.now() - started, ok: failure === undefined, ...(failure ? { failure } : {}) };
+}
+
+async function timeHealth(url: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${url}/health`);
+  await response.arrayBuffer();
+  return performance.now() - started;
+}
+
+/** Samples the child's resident memory (Linux /proc) until stopped; returns the peak in MB. */
+function sampleRss(pid: number): { current(): number; stop(): number } {
+  let peakKb = 0;
+  const read = () => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const match = /VmRSS:\s+(\d+) kB/.exec(status);
+      if (match) peakKb = Math.max(peakKb, Number(match[1]));
+    } catch {
+      // The process may be gone; keep the peak seen so far.
+    }
+  };
+  read();
+  const timer = setInterval(read, 100);
+  return {
+    current() {
+      read();
+      return peakKb / 1024;
+    },
+    stop() {
+      clearInterval(timer);
+      read();
+      return peakKb / 1024;
+    },
+  };
+}
+
+async function runPhase(
+  url: string,
+  questions: string[],
+  readers: number,
+  answersPerReader: number,
+  thinkMs: number,
+  processes: MeasuredProcesses,
+): Promise<PhaseResult> {
+  const cpuBefore = { server: processCpuMs(processes.serverPid), standIn: processCpuMs(processes.standInPid), loadGenerator: ownCpuMs() };
+  const samples: AnswerSample[] = [];
+  const healthTimes: number[] = [];
+  let running = true;
+  const healthPoller = (async () => {
+    while (running) {
+      healthTimes.push(await timeHealth(url));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: readers }, async () => {
+      // Readers with think time start spread out, as real ones do, instead of all at the same instant.
+      if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * thinkMs));
+      for (let turn = 0; turn < answersPerReader; turn += 1) {
+        const question = questions[next++ % questions.length]!;
+        samples.push(await ask(url, question));
+        if (thinkMs > 0 && turn < answersPerReader - 1) await new Promise((resolve) => setTimeout(resolve, thinkMs * (0.5 + Math.random())));
+      }
+    }),
+  );
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  running = false;
+  await healthPoller;
+  const perAnswer = (before: number, after: number) => (after - before) / samples.length;
+  const cpuMsPerAnswer = {
+    server: perAnswer(cpuBefore.server, processCpuMs(processes.serverPid)),
+    standIn: perAnswer(cpuBefore.standIn, processCpuMs(processes.standInPid)),
+    loadGenerator: perAnswer(cpuBefore.loadGenerator, ownCpuMs()),
+  };
+  const firstTokens = samples.filter((sample) => sample.firstTokenMs !== null).map((sample) => sample.firstTokenMs!);
+  const failures = samples.filter((sample) => !sample.ok).map((sample) => sample.failure ?? 'unknown');
+  return {
+    readers,
+    answers: samples.length,
+    errors: failures.length,
+    firstTokenP50: percentile(firstTokens, 0.5),
+    firstTokenP95: percentile(firstTokens, 0.95),
+    firstTokenMax: percentile(firstTokens, 1),
+    answersPerSecond: samples.length / elapsedSeconds,
+    healthP95: readers > 1 ? percentile(healthTimes, 0.95) : null,
+    failures: [...new Set(failures)].slice(0, 5),
+    cpuMsPerAnswer,
+    loadAverage: loadavg()[0]!,
+  };
+}
+
+async function waitForServer(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output()}`);
+    try {
+      const response = await fetch(`${url}/health`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the server did not start within 120 s:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Starts bench-gemini-stand-in.ts as a child process and reads its address. */
+async function startStandInProcess(): Promise<{ url: string; apiKey: string; pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bench-gemini-stand-in.ts', import.meta.url))], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const newline = buffered.indexOf('\n');
+      if (newline !== -1) resolve(buffered.slice(0, newline));
+    });
+    child.once('exit', (code) => reject(new Error(`the Gemini stand-in exited (${code})`)));
+  });
+  const { url, apiKey } = JSON.parse(line) as { url: string; apiKey: string };
+  return {
+    url,
+    apiKey,
+    pid: child.pid!,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function format(value: number | null, digits = 1): string {
+  return value === null || Number.isNaN(value) ? '-' : value.toFixed(digits);
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const args = new Set(argv);
+  /** `--name value` or undefined. */
+  const option = (name: string): string | undefined => {
+    const at = argv.indexOf(name);
+    return at === -1 ? undefined : argv[at + 1];
+  };
+  const asJson = args.has('--json');
+  const log = (line: string) => {
+    if (!asJson) process.stdout.write(`${line}\n`);
+    else process.stderr.write(`${line}\n`);
+  };
+
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'docs-chat-bench-'));
+  const gemini = await startStandInProcess();
+  let child: ChildProcess | undefined;
+  let dropSchema: (() => Promise<void>) | undefined;
+  try {
+    const coreEnv = { DATA_DIR: dataDir, DOCS_DIR: CORPUS_DIR, EMBEDDING_PROVIDER: 'local', VECTOR_STORE: 'embedded' };
+    const ingestStarted = performance.now();
+    const report = await runIngest(loadCoreConfig(coreEnv), {});
+    log(`Ingested ${report.files.total} files / ${report.chunks.total} chunks of the redux corpus in ${((performance.now() - ingestStarted) / 1000).toFixed(1)} s (local embedder, embedded store).`);
+
+    let databaseUrl: string | undefined;
+    let conversations: string;
+    if (await portAnswers(5432)) {
+      const schema = `docs_chat_bench_${randomUUID().replaceAll('-', '')}`;
+      const admin = postgres(LOCAL_POSTGRES, { max: 1, onnotice: () => undefined });
+      await admin.unsafe(`create schema ${schema}`);
+      const url = new URL(LOCAL_POSTGRES);
+      url.searchParams.set('search_path', schema);
+      databaseUrl = url.toString();
+      conversations = `Postgres at 127.0.0.1:5432 (schema ${schema})`;
+      dropSchema = async () => {
+        await admin.unsafe(`drop schema if exists ${schema} cascade`);
+        await admin.end();
+      };
+    } else {
+      conversations = 'PGlite under DATA_DIR (no Postgres answers on 127.0.0.1:5432)';
+    }
+    log(`Conversations: ${conversations}.`);
+    log(`Retrieval cache: ${args.has('--no-cache') ? 'off (every answer searches the index)' : 'on (the 38 questions repeat, so most searches are cache hits)'}.`);
+
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    // The server logs at its default level unless told otherwise; its lines go to a file (as to a log
+    // collector), not through this process, which would then pay for them as load generator.
+    const logLevel = option('--log-level') ?? 'info';
+    log(`Server log level: ${logLevel} (its lines go to a file).`);
+    const logFile = path.join(dataDir, 'server.log');
+    const logFd = openSync(logFile, 'a');
+    const output = () => {
+      const text = readFileSync(logFile, 'utf8');
+      return text.slice(-4000);
+    };
+    const profileDir = option('--profile');
+    const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+    child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', path.join(REPO_ROOT, 'packages/server/src/cli.ts'), 'serve'], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...coreEnv,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        GEMINI_API_KEY: gemini.apiKey,
+        GEMINI_BASE_URL: gemini.url,
+        LLM_PROVIDER: 'gemini',
+        LLM_MODEL: 'gemini-3.8-flash',
+        RATE_LIMIT_MAX: '1000000',
+        // The questions repeat (38 of them), so by default most searches come from the retrieval cache;
+        // --no-cache measures every answer with a real search.
+        ...(args.has('--no-cache') ? { RETRIEVAL_CACHE_SIZE: '0' } : {}),
+        LOG_LEVEL: logLevel,
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      },
+      stdio: ['ignore', logFd, logFd],
+    });
+    closeSync(logFd);
+    await waitForServer(url, child, output);
+    const memory = sampleRss(child.pid!);
+    const startRssMb = memory.current();
+    const loadBefore = loadavg()[0]!;
+
+    const questions = loadQuestions();
+    const thinkMs = Number(option('--think-ms') ?? 0);
+    log(
+      thinkMs > 0
+        ? `Readers wait ${thinkMs / 2}-${(thinkMs * 3) / 2} ms (reading) between an answer and their next question.`
+        : 'Readers ask their next question as soon as an answer ends (closed loop, no think time: a stress test).',
+    );
+    // Warm-up: JIT, connection pools, the index in memory.
+    for (let index = 0; index < 20; index += 1) await ask(url, questions[index % questions.length]!);
+
+    const idleHealth: number[] = [];
+    for (let index = 0; index < 50; index += 1) idleHealth.push(await timeHealth(url));
+
+    const results: PhaseResult[] = [];
+    for (const phase of PHASES) {
+      log(`Running ${phase.readers} concurrent reader(s) x ${phase.answersPerReader} answers...`);
+      results.push(await runPhase(url, questions, phase.readers, phase.answersPerReader, thinkMs, { serverPid: child.pid!, standInPid: gemini.pid }));
+    }
+    const peakRssMb = memory.stop();
+    const loadAfter = loadavg()[0]!;
+
+    const at50 = results.find((result) => result.readers === 50)!;
+    const at200 = results.find((result) => result.readers === 200)!;
+    const healthP95 = Math.max(percentile(idleHealth, 0.95), ...results.map((result) => result.healthP95 ?? 0));
+    const totalErrors = results.reduce((sum, result) => sum + result.errors, 0);
+    const checks = {
+      firstTokenP50At50: at50.firstTokenP50 <= TARGETS.p50At50,
+      firstTokenP95At50: at50.firstTokenP95 <= TARGETS.p95At50,
+      firstTokenP95At200: at200.firstTokenP95 <= TARGETS.p95At200,
+      noErrors: totalErrors === 0,
+      memory: peakRssMb < TARGETS.rssMb,
+      healthP95: healthP95 < TARGETS.healthP95,
+    };
+
+    if (asJson) {
+      process.stdout.write(
+        `${JSON.stringify({ conversations, retrievalCache: !args.has('--no-cache'), thinkMs, corpus: { files: report.files.total, chunks: report.chunks.total }, machine: { cpus: cpus().length, loadBefore, loadAfter }, phases: results, idleHealthP95: percentile(idleHealth, 0.95), healthP95, startRssMb, peakRssMb, checks }, null, 2)}\n`,
+      );
+    } else {
+      log('');
+      log('readers | answers | errors | first token p50 | p95    | max    | answers/s | /health p95 | CPU ms/answer: server, stand-in, load gen | load avg');
+      log('--------|---------|--------|-----------------|--------|--------|-----------|-------------|-------------------------------------------|---------');
+      for (const result of results) {
+        log(
+          `${String(result.readers).padStart(7)} | ${String(result.answers).padStart(7)} | ${String(result.errors).padStart(6)} | ${format(result.firstTokenP50).padStart(12)} ms | ${format(result.firstTokenP95).padStart(6)} | ${format(result.firstTokenMax).padStart(6)} | ${format(result.answersPerSecond).padStart(9)} | ${(result.healthP95 === null ? '-' : `${format(result.healthP95)} ms`).padStart(11)} | ${`${format(result.cpuMsPerAnswer.server, 2)}, ${format(result.cpuMsPerAnswer.standIn, 2)}, ${format(result.cpuMsPerAnswer.loadGenerator, 2)}`.padStart(41)} | ${result.loadAverage.toFixed(1)}`,
+        );
+        if (result.failures.length > 0) log(`        failures: ${result.failures.join('; ')}`);
+      }
+      log('');
+      log(`/health p95 idle ${format(percentile(idleHealth, 0.95))} ms; worst under load ${format(healthP95)} ms`);
+      log(`server RSS ${format(startRssMb)} MB after start, peak ${format(peakRssMb)} MB`);
+      log(`machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadAfter.toFixed(1)} after the run (other processes share these CPUs)`);
+      log('');
+      log(`target first token p50 <= ${TARGETS.p50At50} ms at 50: ${checks.firstTokenP50At50 ? 'met' : 'MISSED'}`);
+      log(`target first token p95 <= ${TARGETS.p95At50} ms at 50: ${checks.firstTokenP95At50 ? 'met' : 'MISSED'}`);
+      log(`target first token p95 <= ${TARGETS.p95At200} ms at 200: ${checks.firstTokenP95At200 ? 'met' : 'MISSED'}`);
+      log(`target no errors: ${checks.noErrors ? 'met' : `MISSED (${totalErrors})`}`);
+      log(`target server memory < ${TARGETS.rssMb} MB: ${checks.memory ? 'met' : 'MISSED'}`);
+      log(`target /health p95 < ${TARGETS.healthP95} ms: ${checks.healthP95 ? 'met' : 'MISSED'}`);
+    }
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+    }
+    await gemini.stop();
+    await dropSchema?.();
+    if (!args.has('--keep')) await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench-chat: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});

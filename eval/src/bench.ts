@@ -1,0 +1,43 @@
+/**
+ * `pnpm bench`: runs every benchmark script one after the other (so they do
+ * not compete for the CPUs) and prints their tables:
+ *   1. retrieval: ingest time, search latency (redux and a synthetic 50,000-chunk index)
+ *   2. chat: time to first token at 1 / 50 / 200 concurrent readers with the Gemini stand-in
+ *   3. widget bundle size
+ * Extra arguments are passed to every script (e.g. `--json`).
+ * Results, with the machine and this command, are recorded on the Benchmarks
+ * page of the docs site (docs-site/docs/quality/benchmarks.md).
+ */
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const scripts = [
+  { name: 'Retrieval', file: 'bench-retrieval.ts' },
+  { name: 'Chat: time to first token', file: 'bench-chat.ts' },
+  { name: 'Widget bundle size', file: 'bench-bundle.ts' },
+];
+
+function run(file: string, args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, file), ...args], { stdio: 'inherit', cwd: path.resolve(here, '../..') });
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+const args = process.argv.slice(2);
+process.stdout.write(
+  `docs-chat benchmarks — ${new Date().toISOString()}\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}\n`,
+);
+let failed = 0;
+for (const script of scripts) {
+  process.stdout.write(`\n## ${script.name}\n\n`);
+  const code = await run(script.file, args);
+  if (code !== 0) {
+    failed += 1;
+    process.stdout.write(`(${script.file} exited with code ${code})\n`);
+  }
+}
+process.exitCode = failed === 0 ? 0 : 1;
