@@ -24,19 +24,12 @@ export const LOAD = {
    */
   pgliteReaders: 50,
   /**
-   * At the end, server RSS may stand at most this much above the highest RSS
-   * of the first half of the run... The first half is warm-up: V8 lets its old
-   * space fill to a steady size before full collections settle (seen: 164 MB
-   * at 0 s, 244 MB at 10 s, 374 MB at 30 s, then flat), so growth counted from
-   * an early mark is the heap finding its size, not a leak. A leak keeps
-   * climbing past the warm-up peak.
-   */
-  growthLimitMb: 50,
-  /**
-   * ...and never exceed this. The live heap stays near 60 MB (checked below);
-   * RSS is higher because V8 lets garbage build up to a few hundred MB before
-   * a full collection. Issue 3's 300 MB target is for its benchmark at 50
-   * readers (eval/src/bench-chat.ts), not for this 200-reader soak.
+   * Server RSS never exceeds this. The live heap stays near 60 MB (checked
+   * below); RSS is higher because V8 lets garbage build up to a few hundred MB
+   * before a full collection. RSS growth is no leak test: how long that
+   * warm-up lasts depends on the machine's speed (seen: flat from 30 s on one
+   * run, from 40 s on a slower one), so leaks are judged on the live heap.
+   * Issue 3's 300 MB target is for its benchmark at 50 readers (eval/src/bench-chat.ts), not for this 200-reader soak.
    */
   absoluteLimitMb: 512,
   /** What the live heap (after a full GC) may gain between the first full GC past 10 s and the last one: more is a leak. */
@@ -137,27 +130,26 @@ export async function runLoad(report: SuiteReport, server: ServerProcess, sql: S
     return `${answers} answers in ${elapsedS.toFixed(0)} s (${(answers / elapsedS).toFixed(0)}/s)`;
   });
 
-  await report.check('load', `no leak: the server's live heap after a full GC gains less than ${LOAD.liveHeapGrowthLimitMb} MB from the first full GC past 10 s to the last one`, async () => {
+  await report.check('load', `no leak: the server's live heap after a full GC gains less than ${LOAD.liveHeapGrowthLimitMb} MB from the first full GC past 10 s (or the last before, on a machine slow enough to collect less often) to the last one`, async () => {
     const live = liveHeapAfterFullGc(server.stdout());
     const tenSecondMark = started - server.spawnedAt + 10_000;
-    const late = live.filter((sample) => sample.atMs >= tenSecondMark);
-    expectThat(late.length >= 2, `only ${late.length} full GCs after the 10 s mark, too few to judge`);
+    let late = live.filter((sample) => sample.atMs >= tenSecondMark);
+    const lastBefore = live.filter((sample) => sample.atMs < tenSecondMark).at(-1);
+    if (late.length < 2 && lastBefore) late = [lastBefore, ...late];
+    expectThat(late.length >= 2, `only ${late.length} full GCs during the load, too few to judge`);
     const growth = late.at(-1)!.mb - late[0]!.mb;
     const series = late.map((sample) => sample.mb.toFixed(0)).join(', ');
     expectThat(growth < LOAD.liveHeapGrowthLimitMb, `the live heap grew ${growth.toFixed(0)} MB (${series})`);
     return `live heap after full GCs: ${series} MB`;
   });
 
-  await report.check('load', `server memory: RSS ends less than ${LOAD.growthLimitMb} MB above its peak of the first half of the run, and stays under ${LOAD.absoluteLimitMb} MB`, async () => {
-    const firstHalfPeak = Math.max(...rss.filter((sample) => sample.atMs <= LOAD.durationMs / 2).map((sample) => sample.mb));
+  await report.check('load', `server memory: RSS stays under ${LOAD.absoluteLimitMb} MB`, async () => {
     const end = rss.at(-1)!;
     const peak = Math.max(...rss.map((sample) => sample.mb));
     const curve = rss.filter((sample, index) => index % 10 === 0 || sample === end).map((sample) => `${(sample.atMs / 1000).toFixed(0)} s ${sample.mb.toFixed(0)}`).join(', ');
     expectThat(Number.isFinite(peak), 'the server RSS could not be read');
-    const growth = end.mb - firstHalfPeak;
-    expectThat(growth < LOAD.growthLimitMb, `ended ${growth.toFixed(0)} MB above the first half's peak of ${firstHalfPeak.toFixed(0)} MB; RSS MB at ${curve}`);
     expectThat(peak < LOAD.absoluteLimitMb, `peak ${peak.toFixed(0)} MB; RSS MB at ${curve}`);
-    return `RSS MB at ${curve}; end vs first-half peak ${end.mb - firstHalfPeak >= 0 ? '+' : ''}${(end.mb - firstHalfPeak).toFixed(0)} MB; peak ${peak.toFixed(0)} MB`;
+    return `RSS MB at ${curve}; peak ${peak.toFixed(0)} MB`;
   });
 
   await report.check('load', 'every answer received under load is stored: completed assistant messages in the conversations equal the answers received', async () => {
