@@ -10,8 +10,8 @@
  * close calls: measured on three question sets (redux, typescript-eslint and
  * our own docs), each signal below helped on all three.
  */
-import type { ChunkPayload, HybridResult, RawHit, SparseVector } from '../stores/vector-store.js';
-import { encodeDocumentSparse, pairIndex, termsWithPairs } from '../text/sparse-encoder.js';
+import type { ChunkPayload, HybridResult, RawHit } from '../stores/vector-store.js';
+import { documentTermCounts, pairIndex, saturatedWeight, termsWithPairs, type DocumentTermCounts } from '../text/sparse-encoder.js';
 import { hashTerm } from '../text/text-analysis.js';
 import { termIdf } from '../text/term-statistics.js';
 import type { TermStatistics } from '../text/term-statistics.js';
@@ -90,20 +90,20 @@ export function rerankCandidates(query: string, result: HybridResult, stats: Ter
 }
 
 /**
- * Sparse vectors of recently seen chunks by content hash: the same sections
- * come back as candidates query after query, and encoding them is the costly
- * part of the literal scoring. Bounded; the oldest entries go first.
+ * Term counts of recently seen chunks by content hash: the same sections come
+ * back as candidates query after query, and analysing their text is the
+ * costly part of the literal scoring. Bounded; the oldest entries go first.
  */
-const vectorCache = new Map<string, SparseVector>();
-const VECTOR_CACHE_LIMIT = 4096;
+const countsCache = new Map<string, DocumentTermCounts>();
+const COUNTS_CACHE_LIMIT = 4096;
 
-function documentVector(chunk: ChunkPayload): SparseVector {
-  const cached = vectorCache.get(chunk.hash);
+function termCounts(chunk: ChunkPayload): DocumentTermCounts {
+  const cached = countsCache.get(chunk.hash);
   if (cached) return cached;
-  const vector = encodeDocumentSparse({ headingPath: chunk.headingPath, text: chunk.text });
-  if (vectorCache.size >= VECTOR_CACHE_LIMIT) vectorCache.delete(vectorCache.keys().next().value as string);
-  vectorCache.set(chunk.hash, vector);
-  return vector;
+  const counts = documentTermCounts({ headingPath: chunk.headingPath, text: chunk.text });
+  if (countsCache.size >= COUNTS_CACHE_LIMIT) countsCache.delete(countsCache.keys().next().value as string);
+  countsCache.set(chunk.hash, counts);
+  return counts;
 }
 
 /**
@@ -121,12 +121,13 @@ export function literalSparseHits(query: string, result: HybridResult, stats: Te
   for (const pair of pairs) weights.set(pairIndex(pair), idf(pair));
   const hits: RawHit[] = [];
   for (const candidate of result.fused) {
-    const vector = documentVector(candidate.payload);
+    const { frequencies, length } = termCounts(candidate.payload);
+    // Only the question's own terms are saturated: the values the chunk's whole vector holds for them.
     let score = 0;
-    vector.indices.forEach((index, position) => {
-      const weight = weights.get(index);
-      if (weight !== undefined) score += weight * (vector.values[position] as number);
-    });
+    for (const [index, weight] of weights) {
+      const tf = frequencies.get(index);
+      if (tf !== undefined) score += weight * saturatedWeight(tf, length);
+    }
     if (score > 0) hits.push({ id: candidate.id, score });
   }
   return hits.sort((a, b) => b.score - a.score);

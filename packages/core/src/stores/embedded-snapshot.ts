@@ -1,41 +1,57 @@
 /**
  * On-disk snapshot of the embedded index, under `${dataDir}/index/<collection>/`:
  *
- * - `vectors-<id>.f32`  count x dimensions float32, little-endian, one contiguous block
- * - `sparse-<id>.bin`   uint32 offsets[count + 1], uint32 indices[nnz], float32 values[nnz]
- * - `points-<id>.json`  `{ ids, payloads, pages }`: ids and payloads in slot order, then each page's file and doc id
- * - `pages-<id>.bin`    the page vectors as `sparse-<id>.bin`, one per entry of `pages`
- * - `manifest.json`     format version, meta, counts, and name/size/SHA-256 of the three files
+ * - `vectors-<id>.f32`   count x dimensions float32, little-endian, one contiguous block
+ * - `postings-<id>.bin`  the sparse vectors as postings: uint32 terms[T] (ascending),
+ *                        uint32 offsets[T + 1], uint32 slots[nnz], float32 values[nnz]
+ * - `points-<id>.json`   `{ ids, files, fileOfSlot, orderOfSlot, pages }`: what search
+ *                        needs of every point in memory (id, file, doc id, order)
+ * - `payloads-<id>.jsonl` one payload per line in slot order, read on demand: a
+ *                        searching process keeps only the lines it was asked for
+ * - `pages-<id>.bin`     the page vectors, uint32 offsets[P + 1], uint32 indices, float32 values
+ * - `manifest.json`      format version, meta, counts, and name/size/SHA-256 of each file
+ *
+ * Postings are stored rather than per-point vectors because search walks
+ * postings: a reader loads them as they are, and only a writer turns them
+ * back into per-point vectors.
  *
  * A commit writes the data files under a fresh snapshot id, then swaps the
  * manifest in with a rename: readers see the old snapshot or the new one,
- * never a mix, and a writer killed mid-way leaves the old one serving.
+ * never a mix, and a writer killed mid-way leaves the old one serving. A
+ * reader keeps its payload file open, so a commit that removes the file does
+ * not pull it from under a search.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DocsChatError } from '../errors.js';
+import { DenseMatrix } from './dense-matrix.js';
 import { isIndexMeta, REBUILD_HINT } from './index-meta.js';
 import type { ChunkPayload, IndexMeta } from './vector-store.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 const FORMAT = 'docs-chat/embedded-index';
-/** 2: page vectors (pages-<id>.bin). */
-const FORMAT_VERSION = 2;
-const DATA_FILE = /^(vectors|sparse|points|pages)-[0-9a-f-]+\.(f32|bin|json)$/;
+/** 2: page vectors (pages-<id>.bin). 3: postings on disk, payloads read on demand (payloads-<id>.jsonl). */
+const FORMAT_VERSION = 3;
+const DATA_FILE = /^(vectors|postings|points|payloads|pages)-[0-9a-f-]+\.(f32|bin|json|jsonl)$/;
+/** Bytes read at a time when hashing or copying the payload file. */
+const READ_BLOCK = 1 << 20;
 
-export interface SnapshotData {
-  meta: IndexMeta;
-  ids: string[];
-  payloads: ChunkPayload[];
-  /** count x meta.dimensions. */
-  vectors: Float32Array;
-  /** count + 1 offsets into `sparseIndices` / `sparseValues`. */
-  sparseOffsets: Uint32Array;
-  sparseIndices: Uint32Array;
-  sparseValues: Float32Array;
-  /** Page-level sparse vectors, one per page. */
-  pages: StoredPage[];
+/** Postings in CSR form: the postings of `terms[t]` are [offsets[t], offsets[t+1]). */
+export interface Postings {
+  terms: Uint32Array;
+  offsets: Uint32Array;
+  slots: Uint32Array;
+  values: Float32Array;
+}
+
+/** What every point shares with the other chunks of its file. */
+export interface FileKey {
+  file: string;
+  docId: string;
+  fileHash: string;
 }
 
 export interface StoredPage {
@@ -43,6 +59,31 @@ export interface StoredPage {
   docId: string;
   indices: Uint32Array;
   values: Float32Array;
+}
+
+/** What a snapshot holds, as read back. */
+export interface SnapshotData {
+  meta: IndexMeta;
+  ids: string[];
+  files: FileKey[];
+  /** Per slot: index into `files`. */
+  fileOfSlot: Uint32Array;
+  /** Per slot: the chunk's position in its document. */
+  orderOfSlot: Uint32Array;
+  /** count x meta.dimensions, read straight into the matrix search scans. */
+  vectors: DenseMatrix;
+  postings: Postings;
+  /** The payload file, open, with where each slot's line starts. */
+  payloads: PayloadFile;
+  pages: StoredPage[];
+}
+
+/** What a commit writes: as SnapshotData, with each slot's payload line supplied by the writer. */
+export interface SnapshotToWrite extends Omit<SnapshotData, 'payloads' | 'vectors'> {
+  /** count x meta.dimensions. */
+  vectors: Float32Array;
+  /** The JSON line (no newline) of each slot's payload, in slot order. */
+  payloadLines(): AsyncIterable<Buffer>;
 }
 
 interface FileEntry {
@@ -59,9 +100,74 @@ interface Manifest {
   endianness: 'little';
   meta: IndexMeta;
   count: number;
+  terms: number;
   nonZeros: number;
-  files: { vectors: FileEntry; sparse: FileEntry; points: FileEntry; pages: FileEntry };
   pageNonZeros: number;
+  files: { vectors: FileEntry; postings: FileEntry; points: FileEntry; payloads: FileEntry; pages: FileEntry };
+}
+
+/**
+ * The open payload file of a snapshot: one JSON line per slot, read on demand.
+ * Stays usable after a newer commit deletes the file (the handle keeps it).
+ */
+export class PayloadFile {
+  private closing: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly handle: FileHandle,
+    /** count + 1 byte offsets: line s is [starts[s], starts[s + 1] - 1). */
+    readonly lineStarts: Float64Array,
+  ) {}
+
+  /**
+   * The raw JSON line of `line` (without its newline). Read synchronously: a
+   * line is a kilobyte or two, almost always in the page cache, and a direct
+   * read costs microseconds where a trip through the thread pool costs far
+   * more for the fifty lines a search asks for.
+   */
+  readLine(line: number): Buffer {
+    const start = this.lineStarts[line] as number;
+    const length = (this.lineStarts[line + 1] as number) - start - 1;
+    const buffer = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const bytesRead = readSync(this.handle.fd, buffer, done, length - done, start + done);
+      if (bytesRead === 0) throw new Error(`payload line ${line} ends early`);
+      done += bytesRead;
+    }
+    return buffer;
+  }
+
+  /** Parses line `line` into a payload. */
+  readPayload(line: number): ChunkPayload {
+    return expandPayload(JSON.parse(this.readLine(line).toString('utf8')) as StoredPayload);
+  }
+
+  /** The whole file (for a commit, which rewrites every line). */
+  async readAll(): Promise<Buffer> {
+    const size = this.lineStarts[this.lineStarts.length - 1] as number;
+    const buffer = Buffer.allocUnsafe(size);
+    let done = 0;
+    while (done < size) {
+      const { bytesRead } = await this.handle.read(buffer, done, size - done, done);
+      if (bytesRead === 0) throw new Error('payload file ends early');
+      done += bytesRead;
+    }
+    return buffer;
+  }
+
+  /** Closes the file once searches still reading it are surely done. */
+  closeLater(delayMs = 60_000): void {
+    if (this.closing) return;
+    this.closing = setTimeout(() => void this.handle.close().catch(() => undefined), delayMs);
+    this.closing.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) clearTimeout(this.closing);
+    this.closing = setTimeout(() => undefined, 0);
+    await this.handle.close().catch(() => undefined);
+  }
 }
 
 /** Cheap identity of the current manifest (changes on every commit because the manifest is replaced by rename). */
@@ -117,66 +223,119 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
       { hint: REBUILD_HINT },
     );
   }
-  const { count, nonZeros, meta, files } = manifest;
-  if (!isIndexMeta(meta) || !Number.isInteger(count) || count < 0 || !Number.isInteger(nonZeros) || nonZeros < 0 || !files) {
+  const { count, terms, nonZeros, pageNonZeros, meta, files } = manifest;
+  const counts = [count, terms, nonZeros, pageNonZeros];
+  if (!isIndexMeta(meta) || !counts.every((value) => Number.isInteger(value) && value >= 0) || !files) {
     throw corrupt(directory, 'manifest.json lacks its counts or index meta');
   }
-  const pageNonZeros = manifest.pageNonZeros;
-  if (!Number.isInteger(pageNonZeros) || pageNonZeros < 0) throw corrupt(directory, 'manifest.json lacks its page counts');
-  const [vectorBytes, sparseBytes, pointBytes, pageBytes] = await Promise.all([
-    readVerified(directory, files.vectors),
-    readVerified(directory, files.sparse),
-    readVerified(directory, files.points),
-    readVerified(directory, files.pages),
-  ]);
-  if (vectorBytes.byteLength !== count * meta.dimensions * 4) {
-    throw corrupt(directory, `${files.vectors.name} does not hold ${count} vectors of ${meta.dimensions} dimensions`);
-  }
-  if (sparseBytes.byteLength !== (count + 1) * 4 + nonZeros * 8) {
-    throw corrupt(directory, `${files.sparse.name} has the wrong size`);
-  }
-  const vectors = float32View(vectorBytes, 0, count * meta.dimensions);
-  const sparseOffsets = uint32View(sparseBytes, 0, count + 1);
-  const sparseIndices = uint32View(sparseBytes, (count + 1) * 4, nonZeros);
-  const sparseValues = float32View(sparseBytes, (count + 1) * 4 + nonZeros * 4, nonZeros);
-  if (sparseOffsets[count] !== nonZeros) throw corrupt(directory, `${files.sparse.name} offsets do not add up`);
-
-  let points: { ids?: unknown; payloads?: unknown; pages?: unknown };
+  // The payload file is opened (and kept open) first, so a commit racing this read cannot remove it from under us.
+  const payloads = await openPayloadFile(directory, files.payloads, count);
   try {
-    points = JSON.parse(pointBytes.toString('utf8')) as typeof points;
+    if (files.vectors?.bytes !== count * meta.dimensions * 4) {
+      throw corrupt(directory, `${files.vectors?.name ?? 'the vector file'} does not hold ${count} vectors of ${meta.dimensions} dimensions`);
+    }
+    const vectors = new DenseMatrix(meta.dimensions, count);
+    const [, postingBytes, pointBytes, pageBytes] = await Promise.all([
+      // Read in place: a second copy of every vector would double the load's peak memory.
+      readVerified(directory, files.vectors, vectors.bytes(count)),
+      readVerified(directory, files.postings),
+      readVerified(directory, files.points),
+      readVerified(directory, files.pages),
+    ]);
+    if (postingBytes.byteLength !== terms * 4 + (terms + 1) * 4 + nonZeros * 8) {
+      throw corrupt(directory, `${files.postings.name} has the wrong size`);
+    }
+    const postings: Postings = {
+      terms: uint32View(postingBytes, 0, terms),
+      offsets: uint32View(postingBytes, terms * 4, terms + 1),
+      slots: uint32View(postingBytes, terms * 8 + 4, nonZeros),
+      values: float32View(postingBytes, terms * 8 + 4 + nonZeros * 4, nonZeros),
+    };
+    if (postings.offsets[terms] !== nonZeros) throw corrupt(directory, `${files.postings.name} offsets do not add up`);
+    for (let p = 0; p < nonZeros; p++) {
+      if ((postings.slots[p] as number) >= count) throw corrupt(directory, `${files.postings.name} names a point that does not exist`);
+    }
+
+    const points = parsePoints(directory, files.points.name, pointBytes, count);
+    const pageCount = points.pages.length;
+    if (pageBytes.byteLength !== (pageCount + 1) * 4 + pageNonZeros * 8) throw corrupt(directory, `${files.pages.name} has the wrong size`);
+    const pageOffsets = uint32View(pageBytes, 0, pageCount + 1);
+    const pageIndices = uint32View(pageBytes, (pageCount + 1) * 4, pageNonZeros);
+    const pageValues = float32View(pageBytes, (pageCount + 1) * 4 + pageNonZeros * 4, pageNonZeros);
+    if (pageOffsets[pageCount] !== pageNonZeros) throw corrupt(directory, `${files.pages.name} offsets do not add up`);
+    const pages: StoredPage[] = points.pages.map((key, i) => ({
+      file: key.file,
+      docId: key.docId,
+      indices: pageIndices.subarray(pageOffsets[i] as number, pageOffsets[i + 1] as number),
+      values: pageValues.subarray(pageOffsets[i] as number, pageOffsets[i + 1] as number),
+    }));
+    return {
+      snapshotId: manifest.snapshotId,
+      data: { meta, ids: points.ids, files: points.files, fileOfSlot: points.fileOfSlot, orderOfSlot: points.orderOfSlot, vectors, postings, payloads, pages },
+    };
+  } catch (error) {
+    await payloads.close();
+    throw error;
+  }
+}
+
+function parsePoints(
+  directory: string,
+  name: string,
+  bytes: Buffer,
+  count: number,
+): { ids: string[]; files: FileKey[]; fileOfSlot: Uint32Array; orderOfSlot: Uint32Array; pages: Array<{ file: string; docId: string }> } {
+  let points: { ids?: unknown; files?: unknown; fileOfSlot?: unknown; orderOfSlot?: unknown; pages?: unknown };
+  try {
+    points = JSON.parse(bytes.toString('utf8')) as typeof points;
   } catch {
-    throw corrupt(directory, `${files.points.name} is not valid JSON`);
+    throw corrupt(directory, `${name} is not valid JSON`);
   }
-  if (!Array.isArray(points.ids) || !Array.isArray(points.payloads) || points.ids.length !== count || points.payloads.length !== count) {
-    throw corrupt(directory, `${files.points.name} does not hold ${count} points`);
+  const { ids, files, fileOfSlot, orderOfSlot, pages } = points;
+  if (!Array.isArray(ids) || ids.length !== count || !ids.every((id) => typeof id === 'string')) throw corrupt(directory, `${name} does not hold ${count} point ids`);
+  if (!Array.isArray(files) || !files.every(isFileKey)) throw corrupt(directory, `${name} lacks its file list`);
+  const isSlotColumn = (column: unknown, bound: number): column is number[] =>
+    Array.isArray(column) && column.length === count && column.every((value) => Number.isInteger(value) && value >= 0 && value < bound);
+  if (!isSlotColumn(fileOfSlot, files.length) || !isSlotColumn(orderOfSlot, 2 ** 32)) throw corrupt(directory, `${name} lacks the file or order of its points`);
+  if (!Array.isArray(pages) || !pages.every(isPageKey)) throw corrupt(directory, `${name} lacks its page list`);
+  return { ids: ids as string[], files, fileOfSlot: Uint32Array.from(fileOfSlot), orderOfSlot: Uint32Array.from(orderOfSlot), pages };
+}
+
+/** Opens the payload file, checks its size and checksum, and finds where each line starts, reading it once in blocks. */
+async function openPayloadFile(directory: string, entry: FileEntry | undefined, count: number): Promise<PayloadFile> {
+  checkEntry(directory, entry);
+  const handle = await open(join(directory, entry.name), 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size !== entry.bytes) throw corrupt(directory, `${entry.name} holds ${size} bytes, the manifest says ${entry.bytes} (truncated?)`);
+    const hash = createHash('sha256');
+    const lineStarts = new Float64Array(count + 1);
+    let lines = 0;
+    const block = Buffer.allocUnsafe(READ_BLOCK);
+    for (let position = 0; position < size; ) {
+      const { bytesRead } = await handle.read(block, 0, Math.min(READ_BLOCK, size - position), position);
+      if (bytesRead === 0) throw corrupt(directory, `${entry.name} ends early`);
+      const chunk = block.subarray(0, bytesRead);
+      hash.update(chunk);
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
+        if (lines >= count) throw corrupt(directory, `${entry.name} holds more than ${count} payloads`);
+        lines += 1;
+        lineStarts[lines] = position + at + 1;
+      }
+      position += bytesRead;
+    }
+    if (hash.digest('hex') !== entry.sha256) throw corrupt(directory, `${entry.name} does not match its checksum`);
+    if (lines !== count) throw corrupt(directory, `${entry.name} holds ${lines} payloads, not ${count}`);
+    return new PayloadFile(handle, lineStarts);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
   }
-  const pageKeys = points.pages;
-  if (!Array.isArray(pageKeys) || !pageKeys.every(isPageKey)) throw corrupt(directory, `${files.points.name} lacks its page list`);
-  const pageCount = pageKeys.length;
-  if (pageBytes.byteLength !== (pageCount + 1) * 4 + pageNonZeros * 8) throw corrupt(directory, `${files.pages.name} has the wrong size`);
-  const pageOffsets = uint32View(pageBytes, 0, pageCount + 1);
-  const pageIndices = uint32View(pageBytes, (pageCount + 1) * 4, pageNonZeros);
-  const pageValues = float32View(pageBytes, (pageCount + 1) * 4 + pageNonZeros * 4, pageNonZeros);
-  if (pageOffsets[pageCount] !== pageNonZeros) throw corrupt(directory, `${files.pages.name} offsets do not add up`);
-  const pages: StoredPage[] = pageKeys.map((key, i) => ({
-    file: key.file,
-    docId: key.docId,
-    indices: pageIndices.subarray(pageOffsets[i] as number, pageOffsets[i + 1] as number),
-    values: pageValues.subarray(pageOffsets[i] as number, pageOffsets[i + 1] as number),
-  }));
-  return {
-    snapshotId: manifest.snapshotId,
-    data: {
-      meta,
-      ids: points.ids as string[],
-      payloads: (points.payloads as StoredPayload[]).map(expandPayload),
-      vectors,
-      sparseOffsets,
-      sparseIndices,
-      sparseValues,
-      pages,
-    },
-  };
+}
+
+function isFileKey(value: unknown): value is FileKey {
+  const key = value as Partial<Record<keyof FileKey, unknown>> | null;
+  return isPageKey(value) && typeof key?.fileHash === 'string';
 }
 
 function isPageKey(value: unknown): value is { file: string; docId: string } {
@@ -185,16 +344,19 @@ function isPageKey(value: unknown): value is { file: string; docId: string } {
 }
 
 /** Writes a new snapshot and makes it current; returns the new manifest stamp. */
-export async function writeSnapshot(directory: string, data: SnapshotData): Promise<string> {
+export async function writeSnapshot(directory: string, data: SnapshotToWrite): Promise<string> {
   await mkdir(directory, { recursive: true });
   const count = data.ids.length;
-  const nonZeros = data.sparseOffsets[count] ?? 0;
+  const { postings } = data;
+  const terms = postings.terms.length;
+  const nonZeros = postings.slots.length;
   const snapshotId = randomUUID();
 
-  const sparseBuffer = Buffer.alloc((count + 1) * 4 + nonZeros * 8);
-  bytesOf(data.sparseOffsets.subarray(0, count + 1)).copy(sparseBuffer, 0);
-  bytesOf(data.sparseIndices.subarray(0, nonZeros)).copy(sparseBuffer, (count + 1) * 4);
-  bytesOf(data.sparseValues.subarray(0, nonZeros)).copy(sparseBuffer, (count + 1) * 4 + nonZeros * 4);
+  const postingBuffer = Buffer.alloc(terms * 8 + 4 + nonZeros * 8);
+  bytesOf(postings.terms).copy(postingBuffer, 0);
+  bytesOf(postings.offsets).copy(postingBuffer, terms * 4);
+  bytesOf(postings.slots).copy(postingBuffer, terms * 8 + 4);
+  bytesOf(postings.values).copy(postingBuffer, terms * 8 + 4 + nonZeros * 4);
 
   const pageCount = data.pages.length;
   const pageNonZeros = data.pages.reduce((sum, page) => sum + page.indices.length, 0);
@@ -208,11 +370,19 @@ export async function writeSnapshot(directory: string, data: SnapshotData): Prom
   });
   pageBuffer.writeUInt32LE(cursor, pageCount * 4);
 
-  const [vectors, sparse, points, pages] = await Promise.all([
+  const pointsJson = JSON.stringify({
+    ids: data.ids,
+    files: data.files,
+    fileOfSlot: Array.from(data.fileOfSlot),
+    orderOfSlot: Array.from(data.orderOfSlot),
+    pages: data.pages.map(({ file, docId }) => ({ file, docId })),
+  });
+  // The payload lines stream to disk (a large index has hundreds of MB of them); the rest is written whole.
+  const payloads = await writeLinesDurably(directory, `payloads-${snapshotId}.jsonl`, data.payloadLines(), count);
+  const [vectors, postingsEntry, points, pages] = await Promise.all([
     writeDurably(directory, `vectors-${snapshotId}.f32`, bytesOf(data.vectors.subarray(0, count * data.meta.dimensions))),
-    writeDurably(directory, `sparse-${snapshotId}.bin`, sparseBuffer),
-    writeDurably(directory, `points-${snapshotId}.json`, Buffer.from(JSON.stringify({ ids: data.ids, payloads: data.payloads.map(compactPayload), pages: data.pages.map(({ file, docId }) => ({ file, docId })) })),
-    ),
+    writeDurably(directory, `postings-${snapshotId}.bin`, postingBuffer),
+    writeDurably(directory, `points-${snapshotId}.json`, Buffer.from(pointsJson)),
     writeDurably(directory, `pages-${snapshotId}.bin`, pageBuffer),
   ]);
   const manifest: Manifest = {
@@ -223,15 +393,16 @@ export async function writeSnapshot(directory: string, data: SnapshotData): Prom
     endianness: 'little',
     meta: data.meta,
     count,
+    terms,
     nonZeros,
-    files: { vectors, sparse, points, pages },
     pageNonZeros,
+    files: { vectors, postings: postingsEntry, points, payloads, pages },
   };
   // The rename of the manifest is the commit point.
   await writeDurably(directory, MANIFEST_FILE, Buffer.from(JSON.stringify(manifest, null, 2)));
   await syncDirectory(directory);
   const stamp = await manifestStamp(directory);
-  await removeStaleFiles(directory, new Set([vectors.name, sparse.name, points.name, pages.name]));
+  await removeStaleFiles(directory, new Set([vectors.name, postingsEntry.name, points.name, payloads.name, pages.name]));
   return stamp ?? '';
 }
 
@@ -246,6 +417,41 @@ async function writeDurably(directory: string, name: string, bytes: Buffer): Pro
   }
   await rename(temporary, join(directory, name));
   return { name, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** Writes one line per item (each followed by a newline) in blocks, hashing as it goes. */
+async function writeLinesDurably(directory: string, name: string, lines: AsyncIterable<Buffer>, expected: number): Promise<FileEntry> {
+  const temporary = join(directory, `.${name}.${process.pid}.${randomUUID()}.tmp`);
+  const handle = await open(temporary, 'w');
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let written = 0;
+  try {
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async (): Promise<void> => {
+      const block = Buffer.concat(pending, pendingBytes);
+      hash.update(block);
+      await handle.write(block);
+      bytes += block.length;
+      pending = [];
+      pendingBytes = 0;
+    };
+    const newline = Buffer.from('\n');
+    for await (const line of lines) {
+      pending.push(line, newline);
+      pendingBytes += line.length + 1;
+      written += 1;
+      if (pendingBytes >= READ_BLOCK) await flush();
+    }
+    await flush();
+    if (written !== expected) throw new Error(`wrote ${written} payloads for ${expected} points`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, join(directory, name));
+  return { name, bytes, sha256: hash.digest('hex') };
 }
 
 async function syncDirectory(directory: string): Promise<void> {
@@ -268,22 +474,46 @@ async function removeStaleFiles(directory: string, keep: Set<string>): Promise<v
   await Promise.all(
     entries.map(async (entry) => {
       const path = join(directory, entry);
+      // A file another process still holds open may refuse removal on some platforms: the next commit retries.
       if (DATA_FILE.test(entry) && !keep.has(entry)) {
-        await rm(path, { force: true });
+        await rm(path, { force: true }).catch(() => undefined);
       } else if (entry.endsWith('.tmp')) {
         // Leftovers of a writer killed mid-commit; recent ones may belong to a live writer.
         const info = await stat(path).catch(() => null);
-        if (info && info.mtimeMs < hourAgo) await rm(path, { force: true });
+        if (info && info.mtimeMs < hourAgo) await rm(path, { force: true }).catch(() => undefined);
       }
     }),
   );
 }
 
-async function readVerified(directory: string, entry: FileEntry | undefined): Promise<Buffer> {
+function checkEntry(directory: string, entry: FileEntry | undefined): asserts entry is FileEntry {
   if (!entry || typeof entry.name !== 'string' || !DATA_FILE.test(entry.name)) {
     throw corrupt(directory, 'manifest.json names an invalid data file');
   }
-  const bytes = await readFile(join(directory, entry.name));
+}
+
+/** Reads a data file whole, into `target` when given (which must have the file's size), and checks size and checksum. */
+async function readVerified(directory: string, entry: FileEntry | undefined, target?: Uint8Array): Promise<Buffer> {
+  checkEntry(directory, entry);
+  let bytes: Buffer;
+  if (target) {
+    const handle = await open(join(directory, entry.name), 'r');
+    try {
+      const { size } = await handle.stat();
+      if (size !== target.byteLength) throw corrupt(directory, `${entry.name} holds ${size} bytes, the manifest says ${entry.bytes} (truncated?)`);
+      let done = 0;
+      while (done < size) {
+        const { bytesRead } = await handle.read(target, done, size - done, done);
+        if (bytesRead === 0) throw corrupt(directory, `${entry.name} ends early`);
+        done += bytesRead;
+      }
+    } finally {
+      await handle.close();
+    }
+    bytes = Buffer.from(target.buffer, target.byteOffset, target.byteLength);
+  } else {
+    bytes = await readFile(join(directory, entry.name));
+  }
   if (bytes.byteLength !== entry.bytes) {
     throw corrupt(directory, `${entry.name} holds ${bytes.byteLength} bytes, the manifest says ${entry.bytes} (truncated?)`);
   }
@@ -329,12 +559,17 @@ if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
 
 /**
  * A chunk's `indexText` is its heading line, a blank line and its `text`:
- * storing only the heading line halves what a large index holds on disk and
- * in memory. Payloads whose text does not follow that shape are kept whole.
+ * storing only the heading line halves what a large index holds on disk.
+ * Payloads whose text does not follow that shape are kept whole.
  */
 type StoredPayload = ChunkPayload | (Omit<ChunkPayload, 'indexText'> & { indexPrefix: string });
 
 const TEXT_JOINER = '\n\n';
+
+/** The JSON line a payload is stored as. */
+export function payloadLine(payload: ChunkPayload): Buffer {
+  return Buffer.from(JSON.stringify(compactPayload(payload)));
+}
 
 function compactPayload(payload: ChunkPayload): StoredPayload {
   const { indexText, ...rest } = payload;

@@ -76,7 +76,7 @@ describe('embedded store on disk', () => {
 
   it('reports a payload file whose bytes changed as a corrupt index', async () => {
     await buildIndex();
-    const points = await dataFile('points-');
+    const points = await dataFile('payloads-');
     const text = await readFile(points, 'utf8');
     await writeFile(points, text.replace('Chunk 1 of', 'Chunk 9 of'));
     const error = await failureOf(openStore().readMeta());
@@ -126,11 +126,34 @@ describe('embedded store on disk', () => {
     expect((await server.status()).vectors).toBe(9);
   });
 
+  it('updates an index it opened and searched, keeping every untouched point\'s sparse vector, as a store that wrote all points itself', async () => {
+    await buildIndex();
+    // A process that searched first holds the sparse vectors only as postings; its first write must rebuild them exactly.
+    const server = openStore();
+    const termQuery: HybridQuery = { dense: denseVector(0), sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1 }), limit: 8, prefetchLimit: 8 };
+    await server.hybridSearch(termQuery);
+    const extra = point(makeChunk(40, 'guides/extra.md', 0), denseVector(2, 0.5), sparseVector({ 12: 0.7, 19: 2 }));
+    await server.prepare(conformanceMeta, { rebuild: false });
+    await server.deleteByIds([pointId(2)]);
+    await server.upsert([extra]);
+    await server.commit();
+
+    const reference = openStore();
+    await reference.prepare(conformanceMeta, { rebuild: true });
+    await reference.upsert([...samplePoints().filter((sample) => sample.id !== pointId(2)), extra]);
+    const expected = await reference.hybridSearch({ ...termQuery, sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1, 19: 1 }) });
+    const reopened = await openStore().hybridSearch({ ...termQuery, sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1, 19: 1 }) });
+    expect(reopened.sparse).toEqual(expected.sparse);
+    expect(reopened.sparse.map((hit) => hit.id)).toContain(extra.id);
+    expect(reopened.sparse.map((hit) => hit.id)).not.toContain(pointId(2));
+    expect(reopened.sparse).toHaveLength(8);
+  });
+
   it('leaves no partial files behind after a commit and reopens with identical results', async () => {
     await buildIndex();
     const entries = (await readdir(indexDirectory())).sort();
-    // The manifest and one each of vectors, sparse, points and pages.
-    expect(entries).toHaveLength(5);
+    // The manifest and one each of vectors, postings, points, payloads and pages.
+    expect(entries.map((entry) => entry.replace(/-[0-9a-f-]{36}\./, '.'))).toEqual(['manifest.json', 'pages.bin', 'payloads.jsonl', 'points.json', 'postings.bin', 'vectors.f32']);
     expect(entries.filter((entry) => entry.endsWith('.tmp'))).toEqual([]);
     const first = await openStore().hybridSearch(anyQuery);
     const second = await openStore().hybridSearch(anyQuery);

@@ -8,8 +8,9 @@
  */
 import { join } from 'node:path';
 import { DocsChatError, throwIfAborted } from '../errors.js';
-import { manifestStamp, readSnapshot, writeSnapshot } from './embedded-snapshot.js';
-import type { SnapshotData, StoredPage } from './embedded-snapshot.js';
+import { DenseMatrix } from './dense-matrix.js';
+import { manifestStamp, payloadLine, readSnapshot, writeSnapshot } from './embedded-snapshot.js';
+import type { FileKey, PayloadFile, Postings, SnapshotData, SnapshotToWrite, StoredPage } from './embedded-snapshot.js';
 import { indexMetaDifferences, indexMismatchError, indexMissingError } from './index-meta.js';
 import { assertValidPoints, assertValidQuery } from './point-validation.js';
 import { compareIds, fuseReciprocalRanks, inverseDocumentFrequency, normalised, TopK } from './ranking.js';
@@ -40,94 +41,149 @@ interface SparseEntry {
   values: Float32Array;
 }
 
-/** Postings in CSR form: the postings of term t are [offsets[t], offsets[t+1]). */
-interface InvertedIndex {
-  termOrdinals: Map<number, number>;
+/** Sparse vectors of slots 0..count-1 in CSR form: slot s holds [offsets[s], offsets[s+1]). */
+interface ForwardSparse {
   offsets: Uint32Array;
-  slots: Uint32Array;
+  indices: Uint32Array;
   values: Float32Array;
 }
+
+/**
+ * Postings in CSR form (see Postings): `terms` holds the distinct term indices
+ * in ascending order. A sorted array searched by bisection costs a fraction of
+ * a Map's memory on an index with hundreds of thousands of distinct terms.
+ */
+type InvertedIndex = Postings;
 
 /** Postings of the page vectors (CSR, as InvertedIndex), over `pages` in this order. */
 interface PageIndex extends InvertedIndex {
   pages: StoredPage[];
 }
 
-/**
- * Postings in CSR form over `vectors` (each slot's sparse vector, in slot
- * order): the slots and values holding each term are one contiguous run.
- */
-function buildPostings(count: number, vectorAt: (slot: number) => { indices: ArrayLike<number>; values: ArrayLike<number> }): InvertedIndex {
-  const termOrdinals = new Map<number, number>();
-  const frequencies: number[] = [];
+/** Position of `term` in the sorted `terms`, or -1. */
+function ordinalOf(terms: Uint32Array, term: number): number {
+  let low = 0;
+  let high = terms.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const value = terms[middle] as number;
+    if (value < term) low = middle + 1;
+    else if (value > term) high = middle - 1;
+    else return middle;
+  }
+  return -1;
+}
+
+/** Postings in CSR form over `count` slots' sparse vectors: the slots and values holding each term are one contiguous run. */
+function buildPostings(forward: ForwardSparse, count: number): InvertedIndex {
+  const { offsets: rowOffsets, indices, values: rowValues } = forward;
+  const nonZeros = rowOffsets[count] as number;
+  const frequencies = new Map<number, number>();
+  for (let i = 0; i < nonZeros; i++) {
+    const term = indices[i] as number;
+    frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+  }
+  const terms = Uint32Array.from(frequencies.keys()).sort();
+  const offsets = new Uint32Array(terms.length + 1);
+  // Reuse the map: term -> write cursor of its run.
+  terms.forEach((term, ordinal) => {
+    offsets[ordinal + 1] = (offsets[ordinal] as number) + (frequencies.get(term) as number);
+    frequencies.set(term, offsets[ordinal] as number);
+  });
+  const slots = new Uint32Array(nonZeros);
+  const values = new Float32Array(nonZeros);
   for (let slot = 0; slot < count; slot++) {
-    const { indices } = vectorAt(slot);
-    for (let i = 0; i < indices.length; i++) {
+    const end = rowOffsets[slot + 1] as number;
+    for (let i = rowOffsets[slot] as number; i < end; i++) {
       const term = indices[i] as number;
-      const ordinal = termOrdinals.get(term);
-      if (ordinal === undefined) {
-        termOrdinals.set(term, frequencies.length);
-        frequencies.push(1);
-      } else {
-        frequencies[ordinal] = (frequencies[ordinal] as number) + 1;
-      }
-    }
-  }
-  const offsets = new Uint32Array(frequencies.length + 1);
-  for (let t = 0; t < frequencies.length; t++) offsets[t + 1] = (offsets[t] as number) + (frequencies[t] as number);
-  const total = offsets[frequencies.length] as number;
-  const slots = new Uint32Array(total);
-  const values = new Float32Array(total);
-  const cursor = offsets.slice(0, frequencies.length);
-  for (let slot = 0; slot < count; slot++) {
-    const vector = vectorAt(slot);
-    for (let i = 0; i < vector.indices.length; i++) {
-      const ordinal = termOrdinals.get(vector.indices[i] as number) as number;
-      const position = cursor[ordinal] as number;
-      cursor[ordinal] = position + 1;
+      const position = frequencies.get(term) as number;
+      frequencies.set(term, position + 1);
       slots[position] = slot;
-      values[position] = vector.values[i] as number;
+      values[position] = rowValues[i] as number;
     }
   }
-  return { termOrdinals, offsets, slots, values };
-}
-
-/** Dot product of two vectors of `dimensions` floats. */
-function dotProduct(query: Float32Array, row: Float32Array, dimensions: number): number {
-  const unrolled = dimensions - (dimensions % 4);
-  let a0 = 0;
-  let a1 = 0;
-  let a2 = 0;
-  let a3 = 0;
-  let d = 0;
-  for (; d < unrolled; d += 4) {
-    a0 += (query[d] as number) * (row[d] as number);
-    a1 += (query[d + 1] as number) * (row[d + 1] as number);
-    a2 += (query[d + 2] as number) * (row[d + 2] as number);
-    a3 += (query[d + 3] as number) * (row[d + 3] as number);
-  }
-  for (; d < dimensions; d++) a0 += (query[d] as number) * (row[d] as number);
-  return a0 + a1 + a2 + a3;
+  return { terms, offsets, slots, values };
 }
 
 /**
- * Scores every row against the query: one small typed array per row lets V8
- * drop bounds checks in the dot product, faster than indexing one big array at
- * an offset.
+ * The inverse of buildPostings: each slot's sparse vector, indices ascending.
+ * A process that only searches keeps the postings alone and rebuilds the
+ * per-slot vectors from them on its first write.
  */
-function scoreRows(query: Float32Array, rows: Float32Array[], count: number, dimensions: number, out: Float64Array): void {
-  for (let slot = 0; slot < count; slot++) out[slot] = dotProduct(query, rows[slot] as Float32Array, dimensions);
+function transposePostings(index: InvertedIndex, count: number): ForwardSparse {
+  const offsets = new Uint32Array(count + 1);
+  for (let p = 0; p < index.slots.length; p++) {
+    const next = (index.slots[p] as number) + 1;
+    offsets[next] = (offsets[next] as number) + 1;
+  }
+  for (let slot = 0; slot < count; slot++) offsets[slot + 1] = (offsets[slot + 1] as number) + (offsets[slot] as number);
+  const cursor = offsets.slice(0, count);
+  const indices = new Uint32Array(index.slots.length);
+  const values = new Float32Array(index.slots.length);
+  for (let ordinal = 0; ordinal < index.terms.length; ordinal++) {
+    const term = index.terms[ordinal] as number;
+    const end = index.offsets[ordinal + 1] as number;
+    for (let p = index.offsets[ordinal] as number; p < end; p++) {
+      const slot = index.slots[p] as number;
+      const position = cursor[slot] as number;
+      cursor[slot] = position + 1;
+      indices[position] = term;
+      values[position] = index.values[p] as number;
+    }
+  }
+  return { offsets, indices, values };
 }
 
-/** The live index of one collection: points in dense slots 0..count-1. */
+/** Packs per-slot sparse vectors into one CSR block. */
+function packSparse(entries: readonly SparseEntry[], count: number): ForwardSparse {
+  let nonZeros = 0;
+  for (let slot = 0; slot < count; slot++) nonZeros += (entries[slot] as SparseEntry).indices.length;
+  const offsets = new Uint32Array(count + 1);
+  const indices = new Uint32Array(nonZeros);
+  const values = new Float32Array(nonZeros);
+  let cursor = 0;
+  for (let slot = 0; slot < count; slot++) {
+    const entry = entries[slot] as SparseEntry;
+    offsets[slot] = cursor;
+    indices.set(entry.indices, cursor);
+    values.set(entry.values, cursor);
+    cursor += entry.indices.length;
+  }
+  offsets[count] = cursor;
+  return { offsets, indices, values };
+}
+
+/** A slot's payload: the object, when written by this process, or its line in the snapshot's payload file. */
+type PayloadRef = ChunkPayload | number;
+
+/** Parsed payload lines kept per payload file: the sections that come back query after query. */
+const PAYLOAD_CACHE_LIMIT = 2048;
+
+/**
+ * The live index of one collection: points in dense slots 0..count-1.
+ *
+ * Sparse vectors live in one of two forms, so that a process that only
+ * searches holds them once: `inverted` (the postings search walks, as the
+ * snapshot stores them) and `sparse` (one entry per slot, made on the first
+ * write, which moves slots around). Payloads stay on disk until asked for;
+ * memory holds what search and filters need of each point: its id, file key
+ * and order.
+ */
 class IndexState {
   readonly dimensions: number;
   count = 0;
   ids: string[] = [];
-  payloads: ChunkPayload[] = [];
-  sparse: SparseEntry[] = [];
+  /** Per slot: the file, doc id and file hash (one shared object per distinct triple). */
+  keys: FileKey[] = [];
+  orders: number[] = [];
+  private payloads: PayloadRef[] = [];
+  private readonly keyPool = new Map<string, FileKey>();
+  private readonly payloadCache = new Map<number, ChunkPayload>();
+  /** Per-slot sparse vectors once the index is written to; null while it is only searched. */
+  private sparse: SparseEntry[] | null = [];
   slotOf = new Map<string, number>();
-  vectors: Float32Array;
+  /** Dense vectors, unit length, row per slot. */
+  vectors: DenseMatrix;
   /** Page-level sparse vectors by file (few: one per page, scored by a plain walk). */
   pages = new Map<string, StoredPage>();
   private pagePostings: PageIndex | null = null;
@@ -137,53 +193,120 @@ class IndexState {
   private touched = new Int32Array(0);
   private readonly topK = new TopK();
 
-  constructor(public meta: IndexMeta) {
+  constructor(
+    public meta: IndexMeta,
+    /** The payload file of the snapshot this state was loaded from. */
+    readonly source: PayloadFile | null = null,
+  ) {
     this.dimensions = meta.dimensions;
-    this.vectors = new Float32Array(64 * meta.dimensions);
+    this.vectors = new DenseMatrix(meta.dimensions, 64);
   }
 
   static fromSnapshot(data: SnapshotData): IndexState {
-    const state = new IndexState(data.meta);
+    const state = new IndexState(data.meta, data.payloads);
     const count = data.ids.length;
     state.count = count;
     state.ids = data.ids;
-    state.payloads = data.payloads;
+    const keys = data.files.map((key) => state.internKey(key));
+    state.keys = Array.from(data.fileOfSlot, (file) => keys[file] as FileKey);
+    state.orders = Array.from(data.orderOfSlot);
+    state.payloads = Array.from({ length: count }, (_, slot) => slot);
     state.vectors = data.vectors;
-    state.sparse = new Array<SparseEntry>(count);
-    for (let slot = 0; slot < count; slot++) {
-      const start = data.sparseOffsets[slot] as number;
-      const end = data.sparseOffsets[slot + 1] as number;
-      state.sparse[slot] = { indices: data.sparseIndices.subarray(start, end), values: data.sparseValues.subarray(start, end) };
-      state.slotOf.set(data.ids[slot] as string, slot);
-    }
+    state.sparse = null;
+    state.inverted = data.postings;
+    for (let slot = 0; slot < count; slot++) state.slotOf.set(data.ids[slot] as string, slot);
     for (const page of data.pages) state.pages.set(page.file, page);
     return state;
   }
 
-  toSnapshot(): SnapshotData {
-    let nonZeros = 0;
-    for (let slot = 0; slot < this.count; slot++) nonZeros += (this.sparse[slot] as SparseEntry).indices.length;
-    const sparseOffsets = new Uint32Array(this.count + 1);
-    const sparseIndices = new Uint32Array(nonZeros);
-    const sparseValues = new Float32Array(nonZeros);
-    let cursor = 0;
-    for (let slot = 0; slot < this.count; slot++) {
-      const entry = this.sparse[slot] as SparseEntry;
-      sparseOffsets[slot] = cursor;
-      sparseIndices.set(entry.indices, cursor);
-      sparseValues.set(entry.values, cursor);
-      cursor += entry.indices.length;
+  private internKey(key: FileKey): FileKey {
+    const name = `${key.fileHash}\u0000${key.docId}\u0000${key.file}`;
+    let pooled = this.keyPool.get(name);
+    if (!pooled) {
+      pooled = { file: key.file, docId: key.docId, fileHash: key.fileHash };
+      this.keyPool.set(name, pooled);
     }
-    sparseOffsets[this.count] = cursor;
+    return pooled;
+  }
+
+  /** What each slot's payload is right now (taken at once, so later writes cannot shift it). */
+  payloadRefs(slots: readonly number[]): PayloadRef[] {
+    return slots.map((slot) => this.payloads[slot] as PayloadRef);
+  }
+
+  /** The payloads behind refs, reading lines from the payload file where needed. */
+  resolvePayloads(refs: readonly PayloadRef[]): ChunkPayload[] {
+    return refs.map((ref) => (typeof ref === 'number' ? this.readPayload(ref) : ref));
+  }
+
+  private readPayload(line: number): ChunkPayload {
+    const cached = this.payloadCache.get(line);
+    if (cached) {
+      // Refresh its place: the oldest entry goes first.
+      this.payloadCache.delete(line);
+      this.payloadCache.set(line, cached);
+      return cached;
+    }
+    const payload = (this.source as PayloadFile).readPayload(line);
+    if (this.payloadCache.size >= PAYLOAD_CACHE_LIMIT) this.payloadCache.delete(this.payloadCache.keys().next().value as number);
+    this.payloadCache.set(line, payload);
+    return payload;
+  }
+
+  /** All sparse vectors as one CSR block, from whichever form holds them now. */
+  private forwardSparse(): ForwardSparse {
+    if (this.sparse) return packSparse(this.sparse, this.count);
+    return transposePostings(this.invertedIndex(), this.count);
+  }
+
+  /** Per-slot sparse vectors, made from the postings on the first write. */
+  private writableSparse(): SparseEntry[] {
+    if (this.sparse) return this.sparse;
+    const { offsets, indices, values } = this.forwardSparse();
+    const sparse = new Array<SparseEntry>(this.count);
+    for (let slot = 0; slot < this.count; slot++) {
+      const start = offsets[slot] as number;
+      const end = offsets[slot + 1] as number;
+      sparse[slot] = { indices: indices.subarray(start, end), values: values.subarray(start, end) };
+    }
+    this.sparse = sparse;
+    return sparse;
+  }
+
+  async toSnapshot(): Promise<SnapshotToWrite> {
+    const count = this.count;
+    const fileIndex = new Map<FileKey, number>();
+    const files: FileKey[] = [];
+    const fileOfSlot = new Uint32Array(count);
+    for (let slot = 0; slot < count; slot++) {
+      const key = this.keys[slot] as FileKey;
+      let index = fileIndex.get(key);
+      if (index === undefined) {
+        index = files.length;
+        fileIndex.set(key, index);
+        files.push(key);
+      }
+      fileOfSlot[slot] = index;
+    }
+    const refs = this.payloads.slice(0, count);
+    const source = this.source;
+    // Lines kept from the loaded snapshot are copied as bytes, never parsed.
+    const sourceBytes = source && refs.some((ref) => typeof ref === 'number') ? await source.readAll() : null;
     return {
       meta: this.meta,
-      ids: this.ids.slice(0, this.count),
-      payloads: this.payloads.slice(0, this.count),
-      vectors: this.vectors.subarray(0, this.count * this.dimensions),
-      sparseOffsets,
-      sparseIndices,
-      sparseValues,
+      ids: this.ids.slice(0, count),
+      files,
+      fileOfSlot,
+      orderOfSlot: Uint32Array.from(this.orders.slice(0, count)),
+      vectors: this.vectors.rows(count),
+      postings: this.invertedIndex(),
       pages: [...this.pages.values()].sort((a, b) => compareIds(a.file, b.file)),
+      async *payloadLines(): AsyncIterable<Buffer> {
+        for (const ref of refs) {
+          if (typeof ref !== 'number') yield payloadLine(ref);
+          else yield (sourceBytes as Buffer).subarray((source as PayloadFile).lineStarts[ref] as number, ((source as PayloadFile).lineStarts[ref + 1] as number) - 1);
+        }
+      },
     };
   }
 
@@ -203,41 +326,50 @@ class IndexState {
   }
 
   upsert(point: IndexedPoint): void {
+    const sparse = this.writableSparse();
     let slot = this.slotOf.get(point.id);
     if (slot === undefined) {
       slot = this.count++;
-      this.ensureCapacity(this.count);
+      this.vectors.ensureCapacity(this.count);
       this.slotOf.set(point.id, slot);
     }
     this.ids[slot] = point.id;
     this.payloads[slot] = point.payload;
-    this.vectors.set(normalised(point.dense), slot * this.dimensions);
-    this.sparse[slot] = { indices: Uint32Array.from(point.sparse.indices), values: Float32Array.from(point.sparse.values) };
+    this.keys[slot] = this.internKey(point.payload);
+    this.orders[slot] = point.payload.order;
+    this.vectors.setRow(slot, normalised(point.dense));
+    sparse[slot] = { indices: Uint32Array.from(point.sparse.indices), values: Float32Array.from(point.sparse.values) };
     this.inverted = null;
   }
 
   delete(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
+    const sparse = this.writableSparse();
     // Move the last point into the hole so slots stay contiguous for the dense scan.
     const last = this.count - 1;
     if (slot !== last) {
       const movedId = this.ids[last] as string;
       this.ids[slot] = movedId;
-      this.payloads[slot] = this.payloads[last] as ChunkPayload;
-      this.sparse[slot] = this.sparse[last] as SparseEntry;
-      this.vectors.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.payloads[slot] = this.payloads[last] as PayloadRef;
+      this.keys[slot] = this.keys[last] as FileKey;
+      this.orders[slot] = this.orders[last] as number;
+      sparse[slot] = sparse[last] as SparseEntry;
+      this.vectors.copyRow(last, slot);
       this.slotOf.set(movedId, slot);
     }
     this.slotOf.delete(id);
     this.ids.length = last;
     this.payloads.length = last;
-    this.sparse.length = last;
+    this.keys.length = last;
+    this.orders.length = last;
+    sparse.length = last;
     this.count = last;
     this.inverted = null;
   }
 
-  search(query: HybridQuery): HybridResult {
+  /** Ranks the points; the fused hits carry slots, whose payloads the caller resolves (payloadRefs, resolvePayloads). */
+  search(query: HybridQuery): Omit<HybridResult, 'fused'> & { fused: Array<RankedId & { slot: number }> } {
     if (this.count === 0 || filterExcludesEverything(query.filter)) return { fused: [], dense: [], sparse: [], pages: [] };
     const accept = compileFilter(query.filter);
     const dense = this.denseTop(normalised(query.dense), query.prefetchLimit, accept);
@@ -245,7 +377,7 @@ class IndexState {
     const fused = fuseReciprocalRanks([dense, sparse], query.limit).map(({ id, score }) => ({
       id,
       score,
-      payload: this.payloads[this.slotOf.get(id) as number] as ChunkPayload,
+      slot: this.slotOf.get(id) as number,
     }));
     const pages = query.pageSparse && query.pageSparse.indices.length > 0 ? this.pageTop(query.pageSparse, query.prefetchLimit, accept) : [];
     return { fused, dense, sparse, pages };
@@ -257,8 +389,8 @@ class IndexState {
     const scores = new Float64Array(index.pages.length);
     const touched = new Uint8Array(index.pages.length);
     query.indices.forEach((term, i) => {
-      const ordinal = index.termOrdinals.get(term);
-      if (ordinal === undefined) return;
+      const ordinal = ordinalOf(index.terms, term);
+      if (ordinal < 0) return;
       const start = index.offsets[ordinal] as number;
       const end = index.offsets[ordinal + 1] as number;
       const weight = (query.values[i] as number) * inverseDocumentFrequency(index.pages.length, end - start);
@@ -281,60 +413,27 @@ class IndexState {
   private pageIndex(): PageIndex {
     if (this.pagePostings) return this.pagePostings;
     const pages = [...this.pages.values()];
-    this.pagePostings = { pages, ...buildPostings(pages.length, (slot) => pages[slot] as StoredPage) };
+    this.pagePostings = { pages, ...buildPostings(packSparse(pages, pages.length), pages.length) };
     return this.pagePostings;
   }
 
   private readonly idIsWorse = (a: number, b: number): boolean => compareIds(this.ids[a] as string, this.ids[b] as string) > 0;
 
-  /**
-   * One view per slot into `vectors`, made once and reused by the dense scan
-   * (see scoreRows). Views stay valid while `vectors` is the same buffer; a
-   * grown buffer gets new ones.
-   */
-  private rows: Float32Array[] = [];
-  private rowsOf: Float32Array | null = null;
-
-  private rowViews(): Float32Array[] {
-    const { vectors, dimensions } = this;
-    if (this.rowsOf !== vectors) {
-      this.rows = [];
-      this.rowsOf = vectors;
-    }
-    for (let slot = this.rows.length; slot < this.count; slot++) {
-      this.rows.push(vectors.subarray(slot * dimensions, (slot + 1) * dimensions));
-    }
-    return this.rows;
-  }
-
   private denseTop(query: Float32Array, limit: number, accept: ((file: string, docId: string) => boolean) | null): RankedId[] {
-    const { topK } = this;
+    const { topK, keys } = this;
     topK.reset(limit);
-    if (accept) {
-      const rows = this.rowViews();
-      for (let slot = 0; slot < this.count; slot++) {
-        const payload = this.payloads[slot] as ChunkPayload;
-        if (!accept(payload.file, payload.docId)) continue;
-        const dot = dotProduct(query, rows[slot] as Float32Array, this.dimensions);
-        if (dot >= topK.threshold) topK.offer(slot, dot, this.idIsWorse);
+    // Scoring every row and skipping the filtered-out ones costs no more than scoring only the kept rows one by one.
+    const scores = this.vectors.scores(query, this.count);
+    for (let slot = 0; slot < this.count; slot++) {
+      const dot = scores[slot] as number;
+      if (dot < topK.threshold) continue;
+      if (accept) {
+        const key = keys[slot] as FileKey;
+        if (!accept(key.file, key.docId)) continue;
       }
-    } else {
-      const scores = this.denseScores(query);
-      for (let slot = 0; slot < this.count; slot++) {
-        const dot = scores[slot] as number;
-        if (dot >= topK.threshold) topK.offer(slot, dot, this.idIsWorse);
-      }
+      topK.offer(slot, dot, this.idIsWorse);
     }
     return topK.drain(this.idIsWorse).map(({ slot, score }) => ({ id: this.ids[slot] as string, score }));
-  }
-
-  private denseScratch = new Float64Array(0);
-
-  /** Cosine of the query with every slot, in one tight loop (see scoreRows). */
-  private denseScores(query: Float32Array): Float64Array {
-    if (this.denseScratch.length < this.count) this.denseScratch = new Float64Array(Math.max(this.count, 64));
-    scoreRows(query, this.rowViews(), this.count, this.dimensions, this.denseScratch);
-    return this.denseScratch;
   }
 
   private sparseTop(query: HybridQuery, accept: ((file: string, docId: string) => boolean) | null): RankedId[] {
@@ -344,8 +443,8 @@ class IndexState {
     // NaN marks "not touched yet", so a zero product still counts as a match, as in Qdrant's posting walk.
     const { indices, values } = query.sparse;
     for (let i = 0; i < indices.length; i++) {
-      const ordinal = inverted.termOrdinals.get(indices[i] as number);
-      if (ordinal === undefined) continue;
+      const ordinal = ordinalOf(inverted.terms, indices[i] as number);
+      if (ordinal < 0) continue;
       const start = inverted.offsets[ordinal] as number;
       const end = inverted.offsets[ordinal + 1] as number;
       const weight = (values[i] as number) * inverseDocumentFrequency(this.count, end - start);
@@ -358,44 +457,35 @@ class IndexState {
         scores[slot] = (scores[slot] as number) + weight * (inverted.values[p] as number);
       }
     }
-    const { topK, payloads } = this;
+    const { topK, keys } = this;
     topK.reset(query.prefetchLimit);
     for (let t = 0; t < touchedCount; t++) {
       const slot = touched[t] as number;
       const score = scores[slot] as number;
       scores[slot] = Number.NaN;
       if (accept) {
-        const payload = payloads[slot] as ChunkPayload;
-        if (!accept(payload.file, payload.docId)) continue;
+        const key = keys[slot] as FileKey;
+        if (!accept(key.file, key.docId)) continue;
       }
       topK.offer(slot, score, this.idIsWorse);
     }
     return topK.drain(this.idIsWorse).map(({ slot, score }) => ({ id: this.ids[slot] as string, score }));
   }
 
-  /** Builds the sparse inverted index now (at load) rather than on the first search. */
+  /** Builds what search needs now (at load) rather than on the first search. */
   warm(): void {
     this.invertedIndex();
     this.pageIndex();
   }
 
   private invertedIndex(): InvertedIndex {
-    if (this.inverted) return this.inverted;
-    const postings = buildPostings(this.count, (slot) => this.sparse[slot] as SparseEntry);
+    if (!this.inverted) this.inverted = buildPostings(packSparse(this.sparse ?? [], this.count), this.count);
     if (this.sparseScores.length < this.count) {
-      this.sparseScores = new Float64Array(this.count);
+      // NaN marks an untouched slot; sparseTop puts it back after each query.
+      this.sparseScores = new Float64Array(this.count).fill(Number.NaN);
       this.touched = new Int32Array(this.count);
     }
-    this.sparseScores.fill(Number.NaN);
-    this.inverted = postings;
     return this.inverted;
-  }
-
-  private ensureCapacity(count: number): void {
-    if (count * this.dimensions <= this.vectors.length) return;
-    const grown = new Float32Array(Math.max(count, Math.ceil((this.vectors.length / this.dimensions) * 1.5) + 64) * this.dimensions);
-    grown.set(this.vectors.subarray(0, (count - 1) * this.dimensions));
-    this.vectors = grown;
   }
 }
 
@@ -432,7 +522,7 @@ class EmbeddedStore implements VectorStore {
     this.assertOpen();
     if (options.rebuild) {
       // The old snapshot keeps serving other processes until commit() swaps the new one in.
-      this.state = new IndexState(meta);
+      this.replaceState(new IndexState(meta));
       this.dirty = true;
       this.loaded = true;
       return;
@@ -443,7 +533,7 @@ class EmbeddedStore implements VectorStore {
       if (differences.length > 0) throw indexMismatchError(`at ${this.directory}`, differences);
       return;
     }
-    this.state = new IndexState(meta);
+    this.replaceState(new IndexState(meta));
     this.dirty = true;
   }
 
@@ -489,10 +579,11 @@ class EmbeddedStore implements VectorStore {
     if (!state) return [];
     const files = new Map<string, StoredFileState>();
     for (let slot = 0; slot < state.count; slot++) {
-      const payload = state.payloads[slot] as ChunkPayload;
-      const entry = files.get(payload.file);
-      if (entry) entry.chunkIds.push(payload.id);
-      else files.set(payload.file, { file: payload.file, fileHash: payload.fileHash, chunkIds: [payload.id] });
+      const key = state.keys[slot] as FileKey;
+      const id = state.ids[slot] as string;
+      const entry = files.get(key.file);
+      if (entry) entry.chunkIds.push(id);
+      else files.set(key.file, { file: key.file, fileHash: key.fileHash, chunkIds: [id] });
     }
     return [...files.values()]
       .map((entry) => ({ ...entry, chunkIds: entry.chunkIds.sort(compareIds) }))
@@ -503,7 +594,9 @@ class EmbeddedStore implements VectorStore {
     throwIfAborted(query.signal);
     const state = await this.requireState();
     assertValidQuery(query, state.dimensions);
-    return state.search(query);
+    const { fused, dense, sparse, pages } = state.search(query);
+    const payloads = state.resolvePayloads(state.payloadRefs(fused.map((hit) => hit.slot)));
+    return { fused: fused.map(({ id, score }, i) => ({ id, score, payload: payloads[i] as ChunkPayload })), dense, sparse, pages };
   }
 
   async getByIds(ids: string[], signal?: AbortSignal): Promise<ChunkPayload[]> {
@@ -511,12 +604,12 @@ class EmbeddedStore implements VectorStore {
     await this.refresh();
     const state = this.state;
     if (!state) return [];
-    const found: ChunkPayload[] = [];
+    const slots: number[] = [];
     for (const id of ids) {
       const slot = state.slotOf.get(id);
-      if (slot !== undefined) found.push(state.payloads[slot] as ChunkPayload);
+      if (slot !== undefined) slots.push(slot);
     }
-    return found;
+    return state.resolvePayloads(state.payloadRefs(slots));
   }
 
   async getByFile(file: string, signal?: AbortSignal): Promise<ChunkPayload[]> {
@@ -524,18 +617,16 @@ class EmbeddedStore implements VectorStore {
     await this.refresh();
     const state = this.state;
     if (!state) return [];
-    const chunks: ChunkPayload[] = [];
-    for (let slot = 0; slot < state.count; slot++) {
-      const payload = state.payloads[slot] as ChunkPayload;
-      if (payload.file === file) chunks.push(payload);
-    }
-    return chunks.sort((a, b) => a.order - b.order);
+    const slots: number[] = [];
+    for (let slot = 0; slot < state.count; slot++) if ((state.keys[slot] as FileKey).file === file) slots.push(slot);
+    slots.sort((a, b) => (state.orders[a] as number) - (state.orders[b] as number));
+    return state.resolvePayloads(state.payloadRefs(slots));
   }
 
   async commit(): Promise<void> {
     this.assertOpen();
     if (!this.dirty || !this.state) return;
-    this.loadedStamp = await writeSnapshot(this.directory, this.state.toSnapshot());
+    this.loadedStamp = await writeSnapshot(this.directory, await this.state.toSnapshot());
     this.dirty = false;
   }
 
@@ -548,7 +639,15 @@ class EmbeddedStore implements VectorStore {
   async close(): Promise<void> {
     // Uncommitted writes are dropped on purpose: only commit() publishes.
     this.closed = true;
+    await this.state?.source?.close();
     this.state = null;
+  }
+
+  /** Swaps in another state; the payload file of the one it replaces closes once searches still reading it are done. */
+  private replaceState(next: IndexState | null): void {
+    const previous = this.state;
+    if (previous?.source && previous.source !== next?.source) previous.source.closeLater();
+    this.state = next;
   }
 
   private async requireState(): Promise<IndexState> {
@@ -573,9 +672,12 @@ class EmbeddedStore implements VectorStore {
     const stamp = await manifestStamp(this.directory);
     if (this.loaded && stamp === this.loadedStamp) return;
     const snapshot = await readSnapshot(this.directory);
-    // A prepare() or write may have started while we read: keep the newer in-process view then.
-    if (this.dirty) return;
-    this.state = snapshot ? IndexState.fromSnapshot(snapshot.data) : null;
+    // A prepare() or write may have started while we read (or the store closed): keep the newer view then.
+    if (this.dirty || this.closed) {
+      await snapshot?.data.payloads.close();
+      return;
+    }
+    this.replaceState(snapshot ? IndexState.fromSnapshot(snapshot.data) : null);
     this.state?.warm();
     this.loadedStamp = snapshot?.stamp ?? null;
     this.loaded = true;

@@ -77,17 +77,28 @@ function addPair(frequencies: Map<number, number>, pair: string, weight: number)
   frequencies.set(index, (frequencies.get(index) ?? 0) + weight);
 }
 
-function saturate(frequencies: Map<number, number>, length: number, averageLength: number): SparseVector {
+/** BM25's saturated weight of a term occurring `tf` times (heading occurrences weighted) in a text of `length` terms. */
+export function saturatedWeight(tf: number, length: number, averageLength = AVERAGE_LENGTH): number {
   const lengthNorm = K1 * (1 - B + (B * Math.max(length, 1)) / averageLength);
+  return Number(((tf * (K1 + 1)) / (tf + lengthNorm)).toFixed(5));
+}
+
+function saturate(frequencies: Map<number, number>, length: number, averageLength: number): SparseVector {
   const weights = new Map<number, number>();
-  for (const [index, tf] of frequencies) {
-    weights.set(index, Number(((tf * (K1 + 1)) / (tf + lengthNorm)).toFixed(5)));
-  }
+  for (const [index, tf] of frequencies) weights.set(index, saturatedWeight(tf, length, averageLength));
   return toSparse(weights);
 }
 
-/** Sparse vector of a chunk: body terms and pairs plus heading-path terms, BM25-saturated. */
-export function encodeDocumentSparse(input: { headingPath: string[]; text: string }): SparseVector {
+/** A chunk's term frequencies before saturation: what its sparse vector is made of. */
+export interface DocumentTermCounts {
+  /** Term frequency (heading occurrences weighted) by sparse index. */
+  frequencies: Map<number, number>;
+  /** Body length in words, for BM25's length normalisation. */
+  length: number;
+}
+
+/** Term frequencies of a chunk: body terms and pairs plus heading-path terms (weighted). */
+export function documentTermCounts(input: { headingPath: string[]; text: string }): DocumentTermCounts {
   const frequencies = new Map<number, number>();
   const body = termsWithPairs(input.text);
   for (const term of body.words) addTerm(frequencies, term, 1);
@@ -98,7 +109,13 @@ export function encodeDocumentSparse(input: { headingPath: string[]; text: strin
     for (const term of new Set(terms.words)) addTerm(frequencies, term, weight);
     for (const pair of new Set(terms.pairs)) addPair(frequencies, pair, weight * PAIR_WEIGHT);
   });
-  return saturate(frequencies, body.words.length, AVERAGE_LENGTH);
+  return { frequencies, length: body.words.length };
+}
+
+/** Sparse vector of a chunk: its term counts, BM25-saturated. */
+export function encodeDocumentSparse(input: { headingPath: string[]; text: string }): SparseVector {
+  const { frequencies, length } = documentTermCounts(input);
+  return saturate(frequencies, length, AVERAGE_LENGTH);
 }
 
 /**
