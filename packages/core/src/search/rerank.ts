@@ -24,7 +24,15 @@ import type { TermStatistics } from '../text/term-statistics.js';
  * 0.61 -> 0.64), flat between 0.4 and 0.7.
  */
 const SPARSE_EXPONENT = 0.5;
-/** Weight of the heading similarity (0..1): a section whose own heading says what the question asks. */
+/**
+ * Weight of the heading similarity (0..1): a section whose own heading says
+ * what the question asks. A heading is read with its page's title as context
+ * ("Arguments" of the createStore page answers a question about createStore's
+ * arguments), and a page's intro, which has no heading of its own, gets none:
+ * matching the title there counted the page's topic twice (it already weighs
+ * in through the page score) and put intros above the sections that answer
+ * (MRR@5 +0.02 on redux, +0.05 on typescript-eslint, flat on our own docs).
+ */
 const HEADING_WEIGHT = 0.3;
 /** Weight of the page's BM25 (0..1 after dividing by the best page): sections of the page about the topic. */
 const PAGE_WEIGHT = 0.3;
@@ -59,6 +67,13 @@ export function headingSimilarity(queryTerms: Set<string>, queryMass: number, he
   return headingMass > 0 && queryMass > 0 ? shared / Math.sqrt(headingMass * queryMass) : 0;
 }
 
+/** Heading similarity of a chunk: its own heading, alone or with its page title, whichever matches better; 0 for a page intro. */
+function sectionHeadingSimilarity(queryTerms: Set<string>, queryMass: number, chunk: ChunkPayload, idf: (term: string) => number): number {
+  if (chunk.headingPath.length <= 1) return 0;
+  const heading = chunk.headingPath[chunk.headingPath.length - 1] as string;
+  return Math.max(headingSimilarity(queryTerms, queryMass, heading, idf), headingSimilarity(queryTerms, queryMass, `${chunk.title} ${heading}`, idf));
+}
+
 export function rerankCandidates(query: string, result: HybridResult, stats: TermStatistics | null): RankedCandidate[] {
   // Without statistics (an index from before they existed) every term weighs the same.
   const idf = stats ? (term: string) => termIdf(stats, term) : () => 1;
@@ -76,10 +91,9 @@ export function rerankCandidates(query: string, result: HybridResult, stats: Ter
   const denseFloor = result.dense[result.dense.length - 1]?.score ?? 0;
 
   const scored = result.fused.map((candidate, position) => {
-    const heading = candidate.payload.headingPath[candidate.payload.headingPath.length - 1] ?? candidate.payload.title;
     const score =
       (bestSparse > 0 ? ((sparse.get(candidate.id) ?? 0) / bestSparse) ** SPARSE_EXPONENT : 0) +
-      HEADING_WEIGHT * headingSimilarity(queryTerms, queryMass, heading, idf) +
+      HEADING_WEIGHT * sectionHeadingSimilarity(queryTerms, queryMass, candidate.payload, idf) +
       PAGE_WEIGHT * (bestPage > 0 ? (pages.get(candidate.payload.file) ?? 0) / bestPage : 0) +
       DENSE_WEIGHT * (bestDense > 0 ? Math.max(dense.get(candidate.id) ?? denseFloor, 0) / bestDense : 0);
     return { candidate, score, position };
