@@ -4,7 +4,7 @@
  * nothing of it is copied into the project.
  *
  * The out-of-scope and recall@5 checks hold issue 2's targets. The MRR check
- * holds the level reached so far (0.680) with a little room, so a change that
+ * holds the level reached so far (0.697) with a little room, so a change that
  * makes ranking worse fails here; issue 2 asks for MRR@5 0.70, which the
  * offline embedder does not reach yet (the misses are paraphrases sharing
  * almost no words with their answers).
@@ -46,8 +46,8 @@ describe('offline retrieval on the redux docs', () => {
     expect(report['recall@5']).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('ranks the first expected section high enough for an MRR@5 of at least 0.65', () => {
-    expect(report['mrr@5']).toBeGreaterThanOrEqual(0.65);
+  it('ranks the first expected section high enough for an MRR@5 of at least 0.68', () => {
+    expect(report['mrr@5']).toBeGreaterThanOrEqual(0.68);
   });
 
   it('rejects at least 7 of the 8 out-of-scope questions', () => {
