@@ -171,8 +171,8 @@ export class ChatService {
       // A new conversation has no history, so saving the question and retrieving can overlap.
       questionSaved = this.saveQuestion(turn);
     } else {
-      await this.saveQuestion(turn);
-      history = await this.loadHistory(turn);
+      // The history never includes the question being answered, so it can be read while the question is saved.
+      [, history] = await Promise.all([this.saveQuestion(turn), this.loadHistory(turn)]);
       questionSaved = Promise.resolve();
     }
 

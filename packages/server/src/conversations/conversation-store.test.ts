@@ -294,6 +294,28 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     ]);
   });
 
+  it('gives a follow-up the same history whether it is read before, during or after the turn is stored', async () => {
+    const { conversationId } = await conversationWith([
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: 'a1' },
+      { role: 'user', content: 'q2' },
+      { role: 'assistant', content: 'a2' },
+    ]);
+    const expected = [
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: 'a1' },
+      { role: 'user', content: 'q2' },
+      { role: 'assistant', content: 'a2' },
+    ];
+    const before = await store.recentTurns(conversationId, 3);
+    const turn = { conversationId, newConversation: false, mode: 'general' as const, question: { id: randomUUID(), content: 'q3' }, answerId: randomUUID() };
+    const [, during] = await Promise.all([store.startTurn(turn), store.recentTurns(conversationId, 3)]);
+    const after = await store.recentTurns(conversationId, 3);
+    expect(before).toEqual(expected);
+    expect(during).toEqual(expected);
+    expect(after).toEqual(expected);
+  });
+
   it('stores nothing of a turn whose conversation does not exist, refusing it as a statement error', async () => {
     const conversationId = randomUUID();
     const questionId = randomUUID();

@@ -85,7 +85,10 @@ export interface ConversationStore {
   startTurn(turn: NewTurn): Promise<void>;
   /** Final content/status of an assistant message, however generation ended. */
   finishMessage(id: string, update: FinishedMessage): Promise<void>;
-  /** The last `pairs` user+assistant pairs before the newest user message, oldest first, complete/interrupted answers only. */
+  /**
+   * The last `pairs` user+assistant pairs, oldest first, complete/interrupted answers only: the question
+   * being answered (answer pending or not stored yet) is never part of it, so this may run alongside startTurn.
+   */
   recentTurns(conversationId: string, pairs: number): Promise<{ role: 'user' | 'assistant'; content: string }[]>;
   /** 'unknown_message' when no assistant message has that id. Rating replaces an earlier one for the same message. */
   addFeedback(feedback: NewFeedback): Promise<'stored' | 'unknown_message'>;

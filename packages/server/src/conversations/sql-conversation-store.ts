@@ -207,13 +207,10 @@ export class SqlConversationStore implements ConversationStore {
         [conversationId, limit],
       ),
     );
-    const chronological = rows.reverse();
-    // The newest user message is the question being answered now: it is not history.
-    let lastUser = -1;
-    chronological.forEach((row, index) => {
-      if (row.role === 'user') lastUser = index;
-    });
-    const history = lastUser === -1 ? chronological : chronological.slice(0, lastUser);
+    // The question being answered now has no finished answer yet (its answer row is pending, or not written
+    // yet when this read overtakes the turn's insert), so the pairing below leaves it out either way: the
+    // history does not depend on whether the turn was stored first.
+    const history = rows.reverse();
     const turns: { role: 'user' | 'assistant'; content: string }[][] = [];
     for (let index = 0; index < history.length - 1; index += 1) {
       const question = history[index];
