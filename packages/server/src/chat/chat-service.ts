@@ -99,6 +99,8 @@ interface Turn {
   logger: ServerLogger;
   startedAt: number;
   metrics: ChatMetrics;
+  /** The recent pairs of a follow-up's conversation (empty for a new one), being read since start(). */
+  history: Promise<ChatTurn[]>;
 }
 
 interface Answer {
@@ -124,8 +126,13 @@ export class ChatService {
    */
   async start(request: ChatRequest, signal: AbortSignal, logger: ServerLogger): Promise<ChatStart> {
     let persisted = true;
+    const smallTalk = request.mode === 'general' ? detectSmallTalk(request.message) : null;
+    let history: Promise<ChatTurn[]> = Promise.resolve([]);
     if (request.conversation_id !== undefined) {
       const conversationId = request.conversation_id;
+      // A general question's history is read alongside the existence check: one round trip for both
+      // (an unknown conversation simply has none).
+      if (request.mode === 'general' && smallTalk === null) history = this.loadHistory(conversationId, logger);
       try {
         const exists = await this.deps.conversations.run((store) => store.conversationExists(conversationId));
         if (!exists) return { kind: 'unknown_conversation' };
@@ -145,8 +152,8 @@ export class ChatService {
       logger,
       startedAt: performance.now(),
       metrics: {},
+      history,
     };
-    const smallTalk = request.mode === 'general' ? detectSmallTalk(request.message) : null;
     const events =
       request.mode === 'selection'
         ? this.answerSelection(turn)
@@ -165,16 +172,10 @@ export class ChatService {
   }
 
   private async *answerGeneral(turn: Turn): AsyncGenerator<ChatStreamEvent, void, undefined> {
-    let history: ChatTurn[] = [];
-    let questionSaved: Promise<void>;
-    if (turn.isNewConversation) {
-      // A new conversation has no history, so saving the question and retrieving can overlap.
-      questionSaved = this.saveQuestion(turn);
-    } else {
-      // The history never includes the question being answered, so it can be read while the question is saved.
-      [, history] = await Promise.all([this.saveQuestion(turn), this.loadHistory(turn)]);
-      questionSaved = Promise.resolve();
-    }
+    // The history (read since start()) never includes the question being answered, so saving the
+    // question can overlap retrieval for a follow-up as for a new conversation.
+    const history = await turn.history;
+    const questionSaved = this.saveQuestion(turn);
 
     const query = retrievalQuery(turn.request.message, history);
     const retrievalStarted = performance.now();
@@ -381,12 +382,12 @@ export class ChatService {
     }
   }
 
-  private async loadHistory(turn: Turn): Promise<ChatTurn[]> {
-    if (!turn.persisted) return [];
+  /** The conversation's recent pairs; never rejects (without them the question is answered on its own). */
+  private async loadHistory(conversationId: string, logger: ServerLogger): Promise<ChatTurn[]> {
     try {
-      return await this.deps.conversations.run((store) => store.recentTurns(turn.conversationId, HISTORY_PAIRS));
+      return await this.deps.conversations.run((store) => store.recentTurns(conversationId, HISTORY_PAIRS));
     } catch (error) {
-      turn.logger.warn({ err: describeError(error) }, 'could not load the conversation history: answering without it');
+      logger.warn({ err: describeError(error) }, 'could not load the conversation history: answering without it');
       return [];
     }
   }
