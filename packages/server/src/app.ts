@@ -5,7 +5,7 @@
  */
 import fastifyCors from '@fastify/cors';
 import fastifyRateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { CHAT_PROTOCOL_HEADER } from '@docs-chat/core/protocol';
 import { ChatService, type RetrievalHandle } from './chat/chat-service.js';
 import { type ConversationGateway, describeError } from './chat/conversation-gateway.js';
@@ -52,10 +52,9 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
         ? (_address: string, hop: number) => hop < (settings.trustProxy as number)
         : settings.trustProxy,
     genReqId: requestIdFor,
-    requestIdLogLabel: 'requestId',
     // One line per request, written when it completes (see the onResponse hook), instead of Fastify's
     // two ("incoming request" and "request completed"): half the log volume at the default level.
-    disableRequestLogging: true,
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     return503OnClosing: true,
   });
   const streams = new StreamTracker();
