@@ -83,7 +83,7 @@ export interface SnapshotToWrite extends Omit<SnapshotData, 'payloads' | 'vector
   /** count x meta.dimensions. */
   vectors: Float32Array;
   /** The JSON line (no newline) of each slot's payload, in slot order. */
-  payloadLines(): AsyncIterable<Buffer>;
+  payloadLines(): Iterable<Buffer>;
 }
 
 interface FileEntry {
@@ -112,6 +112,7 @@ interface Manifest {
  */
 export class PayloadFile {
   private closing: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(
     private readonly handle: FileHandle,
@@ -156,16 +157,17 @@ export class PayloadFile {
     return buffer;
   }
 
-  /** Closes the file once searches still reading it are surely done. */
+  /** Closes the file after a grace period, for a commit of the replaced state that may still be copying from it. */
   closeLater(delayMs = 60_000): void {
-    if (this.closing) return;
-    this.closing = setTimeout(() => void this.handle.close().catch(() => undefined), delayMs);
+    if (this.closing || this.closed) return;
+    this.closing = setTimeout(() => void this.close(), delayMs);
     this.closing.unref();
   }
 
   async close(): Promise<void> {
     if (this.closing) clearTimeout(this.closing);
-    this.closing = setTimeout(() => undefined, 0);
+    if (this.closed) return;
+    this.closed = true;
     await this.handle.close().catch(() => undefined);
   }
 }
@@ -420,7 +422,7 @@ async function writeDurably(directory: string, name: string, bytes: Buffer): Pro
 }
 
 /** Writes one line per item (each followed by a newline) in blocks, hashing as it goes. */
-async function writeLinesDurably(directory: string, name: string, lines: AsyncIterable<Buffer>, expected: number): Promise<FileEntry> {
+async function writeLinesDurably(directory: string, name: string, lines: Iterable<Buffer>, expected: number): Promise<FileEntry> {
   const temporary = join(directory, `.${name}.${process.pid}.${randomUUID()}.tmp`);
   const handle = await open(temporary, 'w');
   const hash = createHash('sha256');
@@ -438,7 +440,7 @@ async function writeLinesDurably(directory: string, name: string, lines: AsyncIt
       pendingBytes = 0;
     };
     const newline = Buffer.from('\n');
-    for await (const line of lines) {
+    for (const line of lines) {
       pending.push(line, newline);
       pendingBytes += line.length + 1;
       written += 1;

@@ -229,14 +229,12 @@ class IndexState {
     return pooled;
   }
 
-  /** What each slot's payload is right now (taken at once, so later writes cannot shift it). */
-  payloadRefs(slots: readonly number[]): PayloadRef[] {
-    return slots.map((slot) => this.payloads[slot] as PayloadRef);
-  }
-
-  /** The payloads behind refs, reading lines from the payload file where needed. */
-  resolvePayloads(refs: readonly PayloadRef[]): ChunkPayload[] {
-    return refs.map((ref) => (typeof ref === 'number' ? this.readPayload(ref) : ref));
+  /** The payloads of these slots, reading lines from the payload file where needed (synchronously, so no write can move a slot in between). */
+  payloadsOf(slots: readonly number[]): ChunkPayload[] {
+    return slots.map((slot) => {
+      const ref = this.payloads[slot] as PayloadRef;
+      return typeof ref === 'number' ? this.readPayload(ref) : ref;
+    });
   }
 
   private readPayload(line: number): ChunkPayload {
@@ -301,7 +299,7 @@ class IndexState {
       vectors: this.vectors.rows(count),
       postings: this.invertedIndex(),
       pages: [...this.pages.values()].sort((a, b) => compareIds(a.file, b.file)),
-      async *payloadLines(): AsyncIterable<Buffer> {
+      *payloadLines(): Iterable<Buffer> {
         for (const ref of refs) {
           if (typeof ref !== 'number') yield payloadLine(ref);
           else yield (sourceBytes as Buffer).subarray((source as PayloadFile).lineStarts[ref] as number, ((source as PayloadFile).lineStarts[ref + 1] as number) - 1);
@@ -368,7 +366,7 @@ class IndexState {
     this.inverted = null;
   }
 
-  /** Ranks the points; the fused hits carry slots, whose payloads the caller resolves (payloadRefs, resolvePayloads). */
+  /** Ranks the points; the fused hits carry slots, whose payloads the caller takes with payloadsOf. */
   search(query: HybridQuery): Omit<HybridResult, 'fused'> & { fused: Array<RankedId & { slot: number }> } {
     if (this.count === 0 || filterExcludesEverything(query.filter)) return { fused: [], dense: [], sparse: [], pages: [] };
     const accept = compileFilter(query.filter);
@@ -595,7 +593,7 @@ class EmbeddedStore implements VectorStore {
     const state = await this.requireState();
     assertValidQuery(query, state.dimensions);
     const { fused, dense, sparse, pages } = state.search(query);
-    const payloads = state.resolvePayloads(state.payloadRefs(fused.map((hit) => hit.slot)));
+    const payloads = state.payloadsOf(fused.map((hit) => hit.slot));
     return { fused: fused.map(({ id, score }, i) => ({ id, score, payload: payloads[i] as ChunkPayload })), dense, sparse, pages };
   }
 
@@ -609,7 +607,7 @@ class EmbeddedStore implements VectorStore {
       const slot = state.slotOf.get(id);
       if (slot !== undefined) slots.push(slot);
     }
-    return state.resolvePayloads(state.payloadRefs(slots));
+    return state.payloadsOf(slots);
   }
 
   async getByFile(file: string, signal?: AbortSignal): Promise<ChunkPayload[]> {
@@ -620,7 +618,7 @@ class EmbeddedStore implements VectorStore {
     const slots: number[] = [];
     for (let slot = 0; slot < state.count; slot++) if ((state.keys[slot] as FileKey).file === file) slots.push(slot);
     slots.sort((a, b) => (state.orders[a] as number) - (state.orders[b] as number));
-    return state.resolvePayloads(state.payloadRefs(slots));
+    return state.payloadsOf(slots);
   }
 
   async commit(): Promise<void> {
