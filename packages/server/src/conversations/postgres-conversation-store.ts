@@ -19,7 +19,9 @@ type Parameters = postgres.ParameterOrJSON<never>[];
 function sqlClient(sql: Sql): SqlClient {
   return {
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
-      const rows = await sql.unsafe(text, params as Parameters);
+      // Named prepared statements: the store runs a handful of fixed statements, so after the first use each
+      // one is a single Bind/Execute round trip instead of Parse/Describe, then Bind/Execute (two writes).
+      const rows = await sql.unsafe(text, params as Parameters, { prepare: true });
       return [...rows] as Row[];
     },
     async transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
