@@ -5,6 +5,7 @@ import type { FinishReason, TokenUsage } from '@docs-chat/core/protocol';
 import type { ChatModel, ChatModelEvent, ChatModelRequest } from './chat-model.js';
 import { LlmError } from './chat-model.js';
 import { toLlmError } from './llm-errors.js';
+import { createNodeHttpFetch } from './node-http-fetch.js';
 import type { ProviderNames } from './llm-errors.js';
 import { streamWithRetries } from './retrying-stream.js';
 import type { RetryListener, RetryPolicy } from './retrying-stream.js';
@@ -68,8 +69,13 @@ export function createGeminiChatModel(options: GeminiChatModelOptions): ChatMode
   // SDK retries stay off (no retryOptions): they live once in streamWithRetries, which knows about the first token.
   const ai = new GoogleGenAI({
     apiKey: options.apiKey,
-    // The SDK appends /v1beta itself; accept a base URL copied with it.
-    ...(options.baseUrl ? { httpOptions: { baseUrl: options.baseUrl.replace(/\/v1beta\/?$/, '') } } : {}),
+    httpOptions: {
+      // Node's own HTTP client under the SDK: the same requests and streams, at about half the CPU of the
+      // built-in fetch per answer (see node-http-fetch.ts).
+      fetch: createNodeHttpFetch().fetch,
+      // The SDK appends /v1beta itself; accept a base URL copied with it.
+      ...(options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/v1beta\/?$/, '') } : {}),
+    },
   });
 
   async function* openAttempt(request: ChatModelRequest, signal: AbortSignal): AsyncGenerator<ChatModelEvent> {
