@@ -8,6 +8,7 @@ import type { FinishReason, TokenUsage } from '@docs-chat/core/protocol';
 import type { ChatModel, ChatModelEvent, ChatModelRequest } from './chat-model.js';
 import { LlmError } from './chat-model.js';
 import { toLlmError } from './llm-errors.js';
+import { createNodeHttpFetch } from './node-http-fetch.js';
 import type { ProviderNames } from './llm-errors.js';
 import { streamWithRetries } from './retrying-stream.js';
 import type { RetryListener, RetryPolicy } from './retrying-stream.js';
@@ -52,6 +53,8 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
     // Retries live once in streamWithRetries, which knows whether text was already shown.
     maxRetries: 0,
     timeout: timeoutMs,
+    // Node's own HTTP client, as for Gemini (see node-http-fetch.ts).
+    fetch: createNodeHttpFetch().fetch,
   });
 
   async function* openAttempt(request: ChatModelRequest, signal: AbortSignal): AsyncGenerator<ChatModelEvent> {
