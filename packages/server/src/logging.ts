@@ -41,11 +41,7 @@ export function createLogger(level: LogLevel, destination: LogDestination | unde
       },
     },
   };
-  if (destination) return pino(options, destination);
-  // Asynchronous writes to stdout: lines logged while a write is in flight go out together in the next one,
-  // so a busy server makes a few writes per burst instead of one blocking write per line. Pino flushes what is
-  // pending when the process exits.
-  return pino(options, pino.destination({ dest: 1, sync: false }));
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Keeps a well-formed `x-request-id` from a proxy so logs line up across hops; otherwise a fresh UUID. */
