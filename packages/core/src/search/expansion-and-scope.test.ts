@@ -72,4 +72,15 @@ describe('query expansion and the out-of-scope check', () => {
     expect(response.outOfScope).toBe(false);
     expect(response.hits[0]?.chunk.heading).toBe('Creating the store');
   });
+
+  it('reads a common acronym such as RAM as an ordinary word, not as the name of something the docs lack', async () => {
+    const response = await retriever.search('How do I split large reducers by slice when they take too much RAM?');
+    expect(response.outOfScope).toBe(false);
+    expect(response.hits[0]?.chunk.heading).toBe('Splitting reducers');
+  });
+
+  it('still rejects a question naming a product in capitals that the docs never mention', async () => {
+    const response = await retriever.search('How do I split large reducers when the store runs on AWS?');
+    expect(response.outOfScope).toBe(true);
+  });
 });

@@ -53,6 +53,18 @@ const NAME_CONTEXT_SECTIONS = 10;
 /** Words rarer than this IDF count as informative companions of a name (common words prove nothing). */
 const COMPANION_MIN_IDF = 2;
 
+/**
+ * Acronyms that are ordinary vocabulary in technical writing, not the name of a
+ * product the docs might not cover: "out of RAM", "call the API", "a JSON file"
+ * say nothing about which tool a question is about.
+ */
+const COMMON_ACRONYMS = new Set(
+  (
+    'RAM CPU CPUS GPU API APIS URL URLS URI HTTP HTTPS JSON YAML TOML XML HTML CSV PDF SQL CLI SDK IDE GUI ' +
+    'DNS SSH TLS SSL TCP UDP CORS CSRF JWT UUID ASCII UTF ENV EOF FAQ TODO README PR PRS CI CD ETA'
+  ).split(' '),
+);
+
 /** Words of the raw question written as names: capitalised after the first word, camelCase, or all caps. */
 function nameLikeWords(query: string): string[] {
   const names: string[] = [];
@@ -67,6 +79,7 @@ function nameLikeWords(query: string): string[] {
       if (/^I(['’]|$)/.test(word)) return;
       // Two-letter capitals ("OK", "UI", "JS") are words or too generic to name anything.
       if (bare.length < 3 && /^[\p{Lu}\p{N}]+$/u.test(bare)) return;
+      if (COMMON_ACRONYMS.has(bare.replace(/s$/, 'S'))) return;
       if (capitalisedInside || mixedCase || allCaps) names.push(bare);
     });
   }
