@@ -1,0 +1,61 @@
+/**
+ * One quality gate for offline retrieval (the `local` embedder, no key): ingests
+ * a corpus into a temporary embedded store, evaluates a golden question set and
+ * checks the figures against floors. Used by the per-corpus `*-quality.test.ts`
+ * files; the corpora are read at test time, nothing of them is copied.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadCoreConfig, openRetrieval, runIngest } from '@docs-chat/core';
+import { evaluateRetriever } from './evaluate.js';
+import type { EvaluationReport } from './evaluate.js';
+import { readQuestionSet } from './question-set.js';
+
+export interface QualityFloors {
+  recallAt5: number;
+  mrrAt5: number;
+  outOfScopeTotal: number;
+  outOfScopeRejected: number;
+  inScopeRejectedAtMost: number;
+}
+
+export function describeQualityGate(name: string, docsDir: string, questionsFile: string, floors: QualityFloors): void {
+  describe(`offline retrieval on the ${name} docs`, () => {
+    let report: EvaluationReport;
+    let dataDir: string;
+
+    beforeAll(async () => {
+      dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-quality-'));
+      const config = loadCoreConfig({ ...process.env, DATA_DIR: dataDir, VECTOR_STORE: 'embedded', QDRANT_URL: '', EMBEDDING_PROVIDER: 'local' });
+      await runIngest(config, { docsDir, rebuild: true });
+      const retrieval = await openRetrieval(config);
+      try {
+        report = await evaluateRetriever(retrieval.retriever, await readQuestionSet(questionsFile), 5);
+      } finally {
+        await retrieval.close();
+      }
+    }, 180_000);
+
+    afterAll(async () => {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    });
+
+    it(`finds an expected section in the top five for at least ${Math.round(floors.recallAt5 * 100)}% of the in-scope questions`, () => {
+      expect(report['recall@5']).toBeGreaterThanOrEqual(floors.recallAt5);
+    });
+
+    it(`ranks the first expected section high enough for an MRR@5 of at least ${floors.mrrAt5}`, () => {
+      expect(report['mrr@5']).toBeGreaterThanOrEqual(floors.mrrAt5);
+    });
+
+    it(`rejects at least ${floors.outOfScopeRejected} of the ${floors.outOfScopeTotal} out-of-scope questions`, () => {
+      expect(report.out_of_scope.total).toBe(floors.outOfScopeTotal);
+      expect(report.out_of_scope.rejected).toBeGreaterThanOrEqual(floors.outOfScopeRejected);
+    });
+
+    it(`wrongly rejects at most ${floors.inScopeRejectedAtMost} in-scope questions`, () => {
+      expect(report.in_scope_rejected).toBeLessThanOrEqual(floors.inScopeRejectedAtMost);
+    });
+  });
+}
