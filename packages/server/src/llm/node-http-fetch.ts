@@ -2,13 +2,14 @@
  * A `fetch` for the Gemini SDK (its `httpOptions.fetch` option) that runs on
  * node:http and node:https with keep-alive agents.
  *
- * The SDK calls fetch once per answer and reads the body as a web stream. With
- * the built-in fetch (undici) that call costs about a quarter of the SDK's CPU
- * per streamed answer; this version hands the SDK the same kind of Response,
- * built on Node's own HTTP client, for about half of that. It covers what the
- * SDK asks for: a string or byte body, headers, an AbortSignal, a streamed
- * response body, gzip/deflate/br bodies. Anything else (a Request object, a
- * form or stream body, a non-HTTP URL) goes to the built-in fetch.
+ * The SDKs call fetch once per answer and read the body as a web stream. This
+ * version hands them the same kind of Response, built on Node's own HTTP
+ * client: measured alone against the Gemini stand-in, a streamed answer cost
+ * the SDK 1.8-2.5 ms of CPU with it against 2.4-2.9 ms with the built-in fetch
+ * (undici). It covers what the SDKs ask for: a string or byte body, headers, an
+ * AbortSignal, a streamed response body, gzip/deflate/br bodies. Anything else
+ * (a Request object, a form or stream body, a non-HTTP URL) goes to the
+ * built-in fetch. Redirects are not followed: the model APIs do not send them.
  *
  * Failures look like the built-in fetch's: an aborted call rejects with the
  * signal's reason, a network failure with `TypeError('fetch failed')` whose
