@@ -124,8 +124,7 @@ function loadQuestions(): string[] {
 /**
  * The load generator speaks HTTP through node:http with a keep-alive agent rather than fetch: it shares the
  * machine's two cores with the server, and fetch's web streams cost it about twice the CPU per answer (2.1
- * against 1.0 ms),
- * CPU that a real reader's browser would not take from the server.
+ * against 1.0 ms), CPU that a real reader's browser would not take from the server.
  */
 const agent = new Agent({ keepAlive: true, maxSockets: 512 });
 
