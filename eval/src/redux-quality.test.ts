@@ -1,11 +1,9 @@
 /**
  * Quality gate on the redux corpus and question set in ../shared.
  *
- * The out-of-scope and recall@5 checks hold issue 2's targets. The MRR check
- * holds the level reached so far (0.697) with a little room, so a change that
- * makes ranking worse fails here; issue 2 asks for MRR@5 0.70, which the
- * offline embedder does not reach yet (the misses are paraphrases sharing
- * almost no words with their answers).
+ * Every check holds issue 2's target for the offline defaults: recall@5 0.90,
+ * MRR@5 0.70 (measured 0.705 since the synonym thesaurus), at least 7 of 8
+ * out-of-scope questions rejected, at most 2 in-scope ones wrongly rejected.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +13,7 @@ const shared = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 
 
 describeQualityGate('redux', path.join(shared, 'corpora', 'redux'), path.join(shared, 'eval', 'redux.questions.json'), {
   recallAt5: 0.9,
-  mrrAt5: 0.68,
+  mrrAt5: 0.7,
   outOfScopeTotal: 8,
   outOfScopeRejected: 7,
   inScopeRejectedAtMost: 2,

@@ -53,6 +53,12 @@ describe('hybrid retriever on a small corpus', () => {
     expect(response.confidence).toBeGreaterThanOrEqual(0.5);
   });
 
+  it("finds a section written with a synonym of the reader's words (\"turn off\" for \"disable\")", async () => {
+    const response = await retriever.search('How is the horn turned off?');
+    expect(response.hits[0]?.chunk.heading).toBe('Before climbing the gallery');
+    expect(response.outOfScope).toBe(false);
+  });
+
   it('rejects a question about something the docs never mention, with low confidence', async () => {
     const response = await retriever.search('How do I deploy my Gatsby site to Netlify?');
     expect(response.outOfScope).toBe(true);
