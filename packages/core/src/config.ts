@@ -34,6 +34,8 @@ export interface CoreConfig {
   routeBasePath: string;
   /** JSON file of exact permalinks written by the Docusaurus plugin; auto-detected when unset. */
   permalinksFile?: string;
+  /** The admin's synonym groups (one comma-separated group per line), added to the built-in thesaurus. */
+  synonymsFile?: string;
   embedder: EmbedderConfig;
   store: StoreConfig;
 }
@@ -141,5 +143,7 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
   };
   const permalinks = text(env, 'DOCS_PERMALINKS_FILE');
   if (permalinks) config.permalinksFile = path.resolve(cwd, permalinks);
+  const synonyms = text(env, 'SEARCH_SYNONYMS_FILE');
+  if (synonyms) config.synonymsFile = path.resolve(cwd, synonyms);
   return config;
 }

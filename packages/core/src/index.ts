@@ -28,7 +28,8 @@ export { createEmbeddedStore, type EmbeddedStoreOptions } from './stores/embedde
 export { createQdrantStore, META_POINT_ID, type QdrantStoreOptions } from './stores/qdrant-store.js';
 export { RRF_K, inverseDocumentFrequency, fuseReciprocalRanks, type RankedId } from './stores/ranking.js';
 export { normaliseFilePrefix, folderPrefixes } from './stores/search-filter.js';
-export { runIngest, openRetrieval, createVectorStoreFromConfig, createEmbedderFromConfig, type OpenedRetrieval, type RunIngestOptions } from './runtime.js';
+export { runIngest, openRetrieval, loadThesaurus, createVectorStoreFromConfig, createEmbedderFromConfig, type OpenedRetrieval, type RunIngestOptions } from './runtime.js';
+export { createThesaurus, parseSynonymsFile, BUILT_IN_SYNONYMS, type Thesaurus } from './text/synonyms.js';
 export { countTokens } from './markdown/tokens.js';
 export { decodeSourceFile, type DecodedSource } from './markdown/decode-source.js';
 export { computeDocRoute, type DocRoute, type DocRouteInput } from './markdown/docusaurus-routes.js';

@@ -3,6 +3,7 @@
  * embedder and the vector store. Everything above (ingest, search, the
  * server) receives the chosen implementations.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CoreConfig } from './config.js';
 import type { Embedder } from './embeddings/embedder.js';
@@ -18,6 +19,7 @@ import { buildIndexMeta, checkIndexMeta } from './ingest/index-identity.js';
 import { createRetriever } from './search/retriever.js';
 import type { Retriever } from './search/search-types.js';
 import { calibrationFor } from './search/scope-check.js';
+import { createThesaurus, parseSynonymsFile, type Thesaurus } from './text/synonyms.js';
 import { DocsChatError } from './errors.js';
 
 export function createVectorStoreFromConfig(config: CoreConfig): VectorStore {
@@ -62,6 +64,21 @@ export async function runIngest(config: CoreConfig, options: RunIngestOptions = 
   }
 }
 
+/** The built-in synonym groups plus the admin's (`SEARCH_SYNONYMS_FILE`), read afresh each time the index is opened. */
+export async function loadThesaurus(config: Pick<CoreConfig, 'synonymsFile'>): Promise<Thesaurus> {
+  if (!config.synonymsFile) return createThesaurus();
+  let text: string;
+  try {
+    text = await readFile(config.synonymsFile, 'utf8');
+  } catch (error) {
+    throw new DocsChatError('config_invalid', `SEARCH_SYNONYMS_FILE=${config.synonymsFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, {
+      hint: 'Point SEARCH_SYNONYMS_FILE at a readable text file of comma-separated synonym groups, or unset it.',
+      cause: error,
+    });
+  }
+  return createThesaurus(parseSynonymsFile(text, config.synonymsFile));
+}
+
 export interface OpenedRetrieval {
   retriever: Retriever;
   store: VectorStore;
@@ -75,6 +92,8 @@ export interface OpenedRetrieval {
  * another embedder.
  */
 export async function openRetrieval(config: CoreConfig, options: { requireIndex?: boolean } = {}): Promise<OpenedRetrieval> {
+  // Read first: a bad synonyms file stops here, before anything is opened.
+  const thesaurus = await loadThesaurus(config);
   const embedder = createEmbedderFromConfig(config);
   const store = createVectorStoreFromConfig(config);
   const meta = await store.readMeta();
@@ -87,6 +106,6 @@ export async function openRetrieval(config: CoreConfig, options: { requireIndex?
     });
   }
   const embedding = createEmbeddingPipeline({ embedder });
-  const retriever = createRetriever({ store, embedding, calibration: calibrationFor(embedder) });
+  const retriever = createRetriever({ store, embedding, calibration: calibrationFor(embedder), thesaurus });
   return { retriever, store, embedder, close: () => store.close() };
 }

@@ -8,6 +8,7 @@ import { createEmbeddedStore } from '../stores/embedded-store.js';
 import type { VectorStore } from '../stores/vector-store.js';
 import { ingestDocs } from '../ingest/run-ingest.js';
 import { readTermStatistics } from '../text/term-statistics.js';
+import { createThesaurus } from '../text/synonyms.js';
 import { createRetriever } from './retriever.js';
 import { LOCAL_CALIBRATION } from './scope-check.js';
 import type { Retriever } from './search-types.js';
@@ -57,6 +58,16 @@ describe('hybrid retriever on a small corpus', () => {
     const response = await retriever.search('How is the horn turned off?');
     expect(response.hits[0]?.chunk.heading).toBe('Before climbing the gallery');
     expect(response.outOfScope).toBe(false);
+  });
+
+  it("understands the admin's own jargon through a synonym group, and keeps such a question in scope", async () => {
+    const question = 'When must the klaxon be sounded?';
+    // "klaxon" is a word the docs never use: alone, the question is judged out of scope.
+    expect((await retriever.search(question)).outOfScope).toBe(true);
+    const withJargon = createRetriever({ store, embedding, calibration: LOCAL_CALIBRATION, thesaurus: createThesaurus([['klaxon', 'horn']]) });
+    const response = await withJargon.search(question);
+    expect(response.outOfScope).toBe(false);
+    expect(response.hits[0]?.chunk.heading).toBe('Sounding the horn in fog');
   });
 
   it('rejects a question about something the docs never mention, with low confidence', async () => {

@@ -13,7 +13,7 @@ import { readTermStatistics } from '../text/term-statistics.js';
 import type { TermStatistics } from '../text/term-statistics.js';
 import { expandWords, readTermAssociations, type TermAssociations } from '../text/term-associations.js';
 import { analyzeTerms } from '../text/text-analysis.js';
-import { synonymExpansions } from '../text/synonyms.js';
+import { createThesaurus, type Thesaurus } from '../text/synonyms.js';
 import { literalSparseHits, rerankCandidates } from './rerank.js';
 import type { Retriever, SearchHit, SearchOptions, SearchResponse } from './search-types.js';
 import { judgeScope, type ScopeCalibration } from './scope-check.js';
@@ -47,6 +47,8 @@ export interface RetrieverOptions {
   store: VectorStore;
   embedding: QueryEmbedding;
   calibration: ScopeCalibration;
+  /** Synonym groups the question is expanded with; the built-in ones when unset. */
+  thesaurus?: Thesaurus;
 }
 
 export function validateQuery(query: unknown): string {
@@ -63,6 +65,7 @@ export function validateQuery(query: unknown): string {
 
 export function createRetriever(options: RetrieverOptions): Retriever {
   const { store, embedding, calibration } = options;
+  const thesaurus = options.thesaurus ?? createThesaurus();
   interface CorpusModel {
     stats: TermStatistics | null;
     associations: TermAssociations | null;
@@ -87,7 +90,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       const k = Math.min(Math.max(Math.trunc(searchOptions.k ?? DEFAULT_K), 1), MAX_K);
       throwIfAborted(searchOptions.signal);
       const { stats, associations } = await corpusModel(searchOptions.signal);
-      const synonyms = synonymExpansions(query, SYNONYM_WEIGHT);
+      const synonyms = thesaurus.expansions(query, SYNONYM_WEIGHT);
       const expansions = expandWords(analyzeTerms(query), associations, EXPANSION_WEIGHT);
       for (const [word, weight] of synonyms) expansions.set(word, Math.max(expansions.get(word) ?? 0, weight));
       const dense = await embedding.embedQuery(query, { signal: searchOptions.signal });
@@ -109,7 +112,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       const hits: SearchHit[] = ranked.slice(0, k).map((point, index) => ({ rank: index + 1, score: point.score, chunk: point.payload }));
       // The scope check judges the question as written: rank the same candidates on its own words.
       const literal = expansions.size === 0 ? ranked : rerankCandidates(query, { ...result, sparse: literalSparseHits(query, result, stats) }, stats);
-      const verdict = judgeScope(query, { ...result, fused: literal }, stats, calibration);
+      const verdict = judgeScope(query, { ...result, fused: literal }, stats, calibration, thesaurus.synonymsOf);
       return { hits, outOfScope: hits.length === 0 || verdict.outOfScope, confidence: hits.length === 0 ? 0 : verdict.confidence };
     },
 

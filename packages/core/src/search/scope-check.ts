@@ -93,7 +93,11 @@ export interface ScopeVerdict {
   signals: ScopeSignals;
 }
 
-export function scopeSignals(query: string, result: HybridResult, stats: TermStatistics | null): ScopeSignals {
+/** Single-word synonyms of a stemmed word (thesaurus); a word whose synonym the docs use is not foreign to them. */
+export type SynonymLookup = (word: string) => readonly string[];
+const noSynonyms: SynonymLookup = () => [];
+
+export function scopeSignals(query: string, result: HybridResult, stats: TermStatistics | null, synonymsOf: SynonymLookup = noSynonyms): ScopeSignals {
   const words = [...new Set(analyzeTerms(query))];
   const dense = result.dense[0]?.score ?? 0;
   if (words.length === 0) return { vocabulary: 0, coverage: 0, dense, missingNames: [], lonelyNames: [] };
@@ -102,7 +106,10 @@ export function scopeSignals(query: string, result: HybridResult, stats: TermSta
   );
   // Without statistics every word weighs the same and "known" means "in the best sections".
   const idf = (word: string) => (stats ? wordIdf(stats, word) : 1);
-  const known = (word: string) => (stats ? (stats.df.get(word) ?? 0) > 0 : topWords.has(word));
+  const knownAlone = (word: string) => (stats ? (stats.df.get(word) ?? 0) > 0 : topWords.has(word));
+  // "repo" counts as known to docs that say "repository", and as covered by a section that does.
+  const known = (word: string) => knownAlone(word) || synonymsOf(word).some(knownAlone);
+  const covered = (word: string) => topWords.has(word) || synonymsOf(word).some((synonym) => topWords.has(synonym));
   let mass = 0;
   let knownMass = 0;
   let coveredMass = 0;
@@ -110,12 +117,12 @@ export function scopeSignals(query: string, result: HybridResult, stats: TermSta
     const weight = idf(word);
     mass += weight;
     if (known(word)) knownMass += weight;
-    if (topWords.has(word)) coveredMass += weight;
+    if (covered(word)) coveredMass += weight;
   }
   // A name is missing when the best sections never hold its whole form (`sessionStorage`, not `session` + `storage`).
   const missingNames = nameLikeWords(query).filter((name) => {
     const whole = analyzeTerms(name)[0];
-    return whole !== undefined && !topWords.has(whole);
+    return whole !== undefined && !covered(whole);
   });
   const sectionWords = result.fused
     .slice(0, NAME_CONTEXT_SECTIONS)
@@ -136,8 +143,14 @@ function margin(value: number, threshold: number): number {
   return value >= threshold ? 0.5 + (0.5 * (value - threshold)) / Math.max(1 - threshold, 1e-9) : (0.5 * value) / threshold;
 }
 
-export function judgeScope(query: string, result: HybridResult, stats: TermStatistics | null, calibration: ScopeCalibration): ScopeVerdict {
-  const signals = scopeSignals(query, result, stats);
+export function judgeScope(
+  query: string,
+  result: HybridResult,
+  stats: TermStatistics | null,
+  calibration: ScopeCalibration,
+  synonymsOf: SynonymLookup = noSynonyms,
+): ScopeVerdict {
+  const signals = scopeSignals(query, result, stats, synonymsOf);
   const vocabularyMargin = margin(signals.vocabulary, calibration.minVocabulary);
   const evidenceMargin = margin((signals.coverage + signals.dense) / 2, calibration.minEvidence / 2);
   const confidence = Math.max(0, Math.min(1, Math.min(vocabularyMargin, evidenceMargin)));

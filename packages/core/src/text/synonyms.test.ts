@@ -1,5 +1,5 @@
 import { analyzeTerms } from './text-analysis.js';
-import { synonymExpansions } from './synonyms.js';
+import { createThesaurus, parseSynonymsFile, synonymExpansions } from './synonyms.js';
 
 const stem = (word: string) => analyzeTerms(word)[0] as string;
 
@@ -29,5 +29,42 @@ describe('synonymExpansions', () => {
     expect(synonymExpansions('Can it be turned off?', 0.5).has(stem('disable'))).toBe(true);
     expect(synonymExpansions('Switching on the flag', 0.5).has(stem('enable'))).toBe(true);
     expect(synonymExpansions('the offset update', 0.5).has(stem('install'))).toBe(false);
+  });
+});
+
+describe('synonym files and thesauri', () => {
+  it('reads one comma-separated group per line, skipping blank lines and comments', () => {
+    const text = '# house jargon\n\nK8s, Kubernetes\r\nsign in,  log in , login\n';
+    expect(parseSynonymsFile(text, 'synonyms.txt')).toEqual([
+      ['k8s', 'kubernetes'],
+      ['sign in', 'log in', 'login'],
+    ]);
+  });
+
+  it.each([
+    ['klaxon', 'line 2: "klaxon" holds 1 term; a group needs at least two'],
+    ['horn, the', 'line 2: "the" is only common words'],
+    ['log in, sign in', 'line 2: every term of "log in, sign in" is a phrase'],
+    ['k8s => kubernetes', 'line 2: one-way rules ("a => b") are not supported'],
+  ])('rejects %j with an error that names the file and line', (line, message) => {
+    let thrown: unknown;
+    try {
+      parseSynonymsFile(`# first line\n${line}\n`, 'synonyms.txt');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'config_invalid', message: expect.stringContaining(`synonyms.txt, ${message}`) });
+    expect((thrown as { hint?: string }).hint).toBeTruthy();
+  });
+
+  it("adds the admin's groups to the built-in ones, both ways", () => {
+    const thesaurus = createThesaurus([['k8s', 'kubernetes']]);
+    expect(thesaurus.groups).toBe(createThesaurus().groups + 1);
+    expect(thesaurus.expansions('deploy on k8s', 0.5).has(stem('kubernetes'))).toBe(true);
+    expect(thesaurus.expansions('Kubernetes deployments', 0.5).has('k8s')).toBe(true);
+    expect(thesaurus.synonymsOf('k8s')).toEqual([stem('kubernetes')]);
+    // The built-in groups still apply.
+    expect(thesaurus.expansions('turn off the lamp', 0.5).has(stem('disable'))).toBe(true);
+    expect(createThesaurus().expansions('deploy on k8s', 0.5).size).toBe(0);
   });
 });

@@ -10,11 +10,15 @@
  * group's other single words are then added to the query below the question's
  * own words (see SYNONYM_WEIGHT in retriever.ts). Phrases are only matched,
  * never added: "turn off" is mostly stop words to BM25.
+ *
+ * Admins add their own groups (product names, house jargon) in a synonyms file
+ * (`SEARCH_SYNONYMS_FILE`, see parseSynonymsFile); they extend the built-in ones.
  */
 import { stemmer } from 'stemmer';
+import { DocsChatError } from '../errors.js';
 import { analyzeTerms } from './text-analysis.js';
 
-const GROUPS: string[][] = [
+export const BUILT_IN_SYNONYMS: readonly (readonly string[])[] = [
   ['disable', 'turn off', 'switch off', 'deactivate'],
   ['enable', 'turn on', 'switch on', 'activate'],
   ['set up', 'setup', 'install', 'get started'],
@@ -70,10 +74,12 @@ function phraseWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((word) => stemmer(word));
 }
 
-const COMPILED: SynonymGroup[] = GROUPS.map((group) => ({
-  phrases: group.filter((entry) => entry.includes(' ')).map(phraseWords),
-  words: group.filter((entry) => !entry.includes(' ')).flatMap((entry) => analyzeTerms(entry)),
-}));
+function compile(group: readonly string[]): SynonymGroup {
+  return {
+    phrases: group.filter((entry) => entry.includes(' ')).map(phraseWords),
+    words: group.filter((entry) => !entry.includes(' ')).flatMap((entry) => analyzeTerms(entry)),
+  };
+}
 
 function containsPhrase(words: string[], phrase: string[]): boolean {
   for (let start = 0; start + phrase.length <= words.length; start += 1) {
@@ -82,14 +88,88 @@ function containsPhrase(words: string[], phrase: string[]): boolean {
   return false;
 }
 
-/** Stemmed words the question's words and phrases are synonyms of, each with `weight`; the question's own words are left out. */
-export function synonymExpansions(query: string, weight: number): Map<string, number> {
-  const present = new Set(analyzeTerms(query));
-  const words = phraseWords(query);
-  const extra = new Map<string, number>();
-  for (const group of COMPILED) {
-    if (!group.words.some((word) => present.has(word)) && !group.phrases.some((phrase) => containsPhrase(words, phrase))) continue;
-    for (const word of group.words) if (!present.has(word)) extra.set(word, weight);
+/** Groups of interchangeable terms, queried by the retriever for each question. */
+export interface Thesaurus {
+  /** How many groups it holds (built-in and the admin's). */
+  readonly groups: number;
+  /** Stemmed words the question's words and phrases are synonyms of, each with `weight`; the question's own words are left out. */
+  expansions(query: string, weight: number): Map<string, number>;
+  /** The single-word synonyms of one stemmed word ("repo" -> "repositori"), without the word itself. */
+  synonymsOf(word: string): string[];
+}
+
+/** The built-in groups plus `extra` ones (from the admin's synonyms file). */
+export function createThesaurus(extra: readonly (readonly string[])[] = []): Thesaurus {
+  const compiled = [...BUILT_IN_SYNONYMS, ...extra].map(compile);
+  const byWord = new Map<string, Set<string>>();
+  for (const group of compiled) {
+    for (const word of group.words) {
+      let others = byWord.get(word);
+      if (!others) byWord.set(word, (others = new Set()));
+      for (const other of group.words) if (other !== word) others.add(other);
+    }
   }
-  return extra;
+  return {
+    groups: compiled.length,
+    synonymsOf: (word) => [...(byWord.get(word) ?? [])],
+    expansions(query, weight) {
+      const present = new Set(analyzeTerms(query));
+      const words = phraseWords(query);
+      const extraWords = new Map<string, number>();
+      for (const group of compiled) {
+        if (!group.words.some((word) => present.has(word)) && !group.phrases.some((phrase) => containsPhrase(words, phrase))) continue;
+        for (const word of group.words) if (!present.has(word)) extraWords.set(word, weight);
+      }
+      return extraWords;
+    },
+  };
+}
+
+const builtIn = createThesaurus();
+
+/** Expansions from the built-in groups only. */
+export function synonymExpansions(query: string, weight: number): Map<string, number> {
+  return builtIn.expansions(query, weight);
+}
+
+/**
+ * Reads a synonyms file: one group of interchangeable terms per line, separated
+ * by commas (`k8s, kubernetes`, `sign in, log in, login`), as in the synonym
+ * files of Solr and Elasticsearch. Blank lines and lines starting with `#` are
+ * skipped. A line with fewer than two terms, or a term that is nothing but
+ * common words ("the", "of"), is an error that names the line; so is a group
+ * of phrases only, since a group adds its single words to a search.
+ */
+export function parseSynonymsFile(text: string, fileName: string): string[][] {
+  const groups: string[][] = [];
+  text.split(/\r?\n/).forEach((rawLine, index) => {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const where = `${fileName}, line ${index + 1}`;
+    if (line.includes('=>')) {
+      throw new DocsChatError('config_invalid', `${where}: one-way rules ("a => b") are not supported.`, {
+        hint: 'Write the terms as one group of equivalents separated by commas: "a, b".',
+      });
+    }
+    const terms = [...new Set(line.split(',').map((term) => term.trim().toLowerCase().replace(/\s+/g, ' ')).filter((term) => term !== ''))];
+    if (terms.length < 2) {
+      throw new DocsChatError('config_invalid', `${where}: "${line}" holds ${terms.length} term; a group needs at least two.`, {
+        hint: 'Separate the terms that mean the same with commas, for example "k8s, kubernetes".',
+      });
+    }
+    for (const term of terms) {
+      if (analyzeTerms(term).length === 0) {
+        throw new DocsChatError('config_invalid', `${where}: "${term}" is only common words, which search ignores.`, {
+          hint: 'Use a term with at least one word that carries meaning, or remove it from the group.',
+        });
+      }
+    }
+    if (terms.every((term) => term.includes(' '))) {
+      throw new DocsChatError('config_invalid', `${where}: every term of "${line}" is a phrase; search can only add single words.`, {
+        hint: 'Add the single word the phrases stand for, for example "sign in, log in, login".',
+      });
+    }
+    groups.push(terms);
+  });
+  return groups;
 }
