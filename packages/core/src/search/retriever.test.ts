@@ -70,6 +70,21 @@ describe('hybrid retriever on a small corpus', () => {
     expect(response.hits[0]?.chunk.heading).toBe('Sounding the horn in fog');
   });
 
+  it('returns a long section split into parts once, so the other places go to other sections', async () => {
+    const paragraphs = Array.from(
+      { length: 40 },
+      (_, index) => `Entry ${index + 1}: each logbook entry records the wind, the sea state and the hours the lamp burned that night.`,
+    );
+    await fs.writeFile(path.join(docsDir, 'guides', 'logbook.md'), `---\ntitle: Logbook\n---\n\n## Writing logbook entries\n\n${paragraphs.join('\n\n')}\n`);
+    await ingest();
+    const parts = (await store.getByFile('guides/logbook.md')).filter((chunk) => chunk.heading === 'Writing logbook entries');
+    expect(parts.length).toBeGreaterThan(1);
+    const { hits } = await retriever.search('What goes into a logbook entry?', { k: 5 });
+    expect(hits.filter((hit) => hit.chunk.heading === 'Writing logbook entries')).toHaveLength(1);
+    expect(hits.map((hit) => hit.rank)).toEqual(hits.map((_, index) => index + 1));
+    expect(hits.length).toBeGreaterThan(1);
+  });
+
   it('rejects a question about something the docs never mention, with low confidence', async () => {
     const response = await retriever.search('How do I deploy my Gatsby site to Netlify?');
     expect(response.outOfScope).toBe(true);
