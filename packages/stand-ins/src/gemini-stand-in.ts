@@ -13,6 +13,7 @@ import {
   startHttpServer,
   writeEventStream,
 } from './stand-in-server.js';
+import { createStreamControls } from './stream-controls.js';
 import type { RecordedRequest, StandInContext, StreamRecord } from './stand-in-server.js';
 
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'embedContent' | 'batchEmbedContents';
@@ -36,6 +37,9 @@ export interface GeminiGenerateRequest {
   /** The text of the last `user` message. */
   lastUserText: string;
 }
+
+/** A fixed reply, or a hook that decides it per request. */
+export type GeminiReply = string | ((request: GeminiGenerateRequest) => string);
 
 export interface GeminiGenerateBody {
   contents?: { role?: string; parts?: { text?: string }[] }[];
@@ -96,7 +100,7 @@ export interface GeminiStandIn {
   /** When true, answers start with a part marked `thought: true`, as thinking models send. */
   emitThoughts: boolean;
   setDelay(ms: number): void;
-  setReply(reply: string | ((request: GeminiGenerateRequest) => string) | undefined): void;
+  setReply(reply: GeminiReply | undefined): void;
   /** Clears every switch, queued fault and the recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -146,12 +150,12 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
   const apiKey = options.apiKey ?? 'test-gemini-key';
   const models = new Map((options.models ?? DEFAULT_GEMINI_MODELS).map((model) => [model.id, model]));
   const wordsPerEvent = options.wordsPerEvent ?? 3;
-  let delayMs = options.eventDelayMs ?? 0;
-  let reply: string | ((request: GeminiGenerateRequest) => string) | undefined = options.respond ?? options.replyText;
-  let faults: GeminiFault[] = [];
-  let cutAfter: number | undefined;
+  const controls = createStreamControls<GeminiFault, GeminiReply>(() => ({
+    delayMs: options.eventDelayMs ?? 0,
+    reply: options.respond ?? options.replyText,
+    finishReason: 'STOP',
+  }));
   let blockReason: string | null = null;
-  let finishReason = 'STOP';
 
   const handle = async (context: StandInContext): Promise<void> => {
     const { request, response, url, recorded } = context;
@@ -204,12 +208,8 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
   };
 
   function takeFault(method: GeminiMethod): void {
-    const index = faults.findIndex((fault) => fault.method === undefined || fault.method === method);
-    if (index === -1) return;
-    const fault = faults[index]!;
-    const times = (fault.times ?? 1) - 1;
-    if (times > 0) faults[index] = { ...fault, times };
-    else faults.splice(index, 1);
+    const fault = controls.takeFault((queued) => queued.method === undefined || queued.method === method);
+    if (!fault) return;
     const message = fault.message ?? DEFAULT_MESSAGES[fault.status] ?? `Forced failure ${fault.status}.`;
     const details =
       fault.status === 429 && fault.retryDelay !== undefined
@@ -251,13 +251,14 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
         responseId,
       };
       if (method === 'generateContent') sendJson(context.response, 200, blocked);
-      else await writeEventStream(context, streams, [geminiFrame(blocked)], { delayMs: () => delayMs, cutAfter: undefined });
+      else await writeEventStream(context, streams, [geminiFrame(blocked)], { delayMs: () => controls.delayMs, cutAfter: undefined });
       return;
     }
 
     const request: GeminiGenerateRequest = { model: modelId, method, body, promptText, lastUserText };
+    const { reply } = controls;
     let text = typeof reply === 'function' ? reply(request) : (reply ?? groundedReply(promptText, lastUserText));
-    let finish = finishReason;
+    let finish = controls.finishReason;
     const maxOutputTokens = body.generationConfig?.maxOutputTokens ?? body.generation_config?.max_output_tokens;
     const words = text.match(/\S+\s*/g) ?? [];
     if (maxOutputTokens !== undefined && words.length > maxOutputTokens) {
@@ -297,9 +298,7 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
         responseId,
       });
     }
-    const cut = cutAfter;
-    cutAfter = undefined;
-    await writeEventStream(context, streams, events.map(geminiFrame), { delayMs: () => delayMs, cutAfter: cut });
+    await writeEventStream(context, streams, events.map(geminiFrame), { delayMs: () => controls.delayMs, cutAfter: controls.takeCut() });
   }
 
   function embedOne(body: Record<string, unknown>): { values: number[] } {
@@ -338,33 +337,15 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
       return streams[streams.length - 1];
     },
     openConnections: server.openConnections,
-    failNext(fault) {
-      faults.push(fault);
-    },
-    cutStreamAfter(events) {
-      cutAfter = events;
-    },
+    ...controls.switches,
     lastEventOnlyFinishReason: false,
     blockPrompt(reason) {
       blockReason = reason;
     },
-    setFinishReason(reason) {
-      finishReason = reason;
-    },
     emitThoughts: false,
-    setDelay(ms) {
-      delayMs = ms;
-    },
-    setReply(next) {
-      reply = next;
-    },
     reset() {
-      faults = [];
-      cutAfter = undefined;
+      controls.reset();
       blockReason = null;
-      finishReason = 'STOP';
-      delayMs = options.eventDelayMs ?? 0;
-      reply = options.respond ?? options.replyText;
       state.lastEventOnlyFinishReason = false;
       state.emitThoughts = false;
       server.requests.length = 0;

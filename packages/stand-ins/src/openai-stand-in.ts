@@ -13,6 +13,7 @@ import {
   writeEventStream,
 } from './stand-in-server.js';
 import type { RecordedRequest, StandInContext, StreamRecord } from './stand-in-server.js';
+import { createStreamControls } from './stream-controls.js';
 
 export type OpenAIEndpoint = 'chat.completions' | 'embeddings';
 
@@ -39,6 +40,9 @@ export interface OpenAIChatRequest {
   /** The text of the last `user` message. */
   lastUserText: string;
 }
+
+/** A fixed reply, or a hook that decides it per request. */
+export type OpenAIReply = string | ((request: OpenAIChatRequest) => string);
 
 export interface OpenAIFault {
   /** 400, 401, 404, 429, 500, 503, ... */
@@ -81,7 +85,7 @@ export interface OpenAIStandIn {
   /** Finish reason of answers (default `stop`); `length` is also set on its own when `max_tokens` cuts the reply. */
   setFinishReason(reason: string): void;
   setDelay(ms: number): void;
-  setReply(reply: string | ((request: OpenAIChatRequest) => string) | undefined): void;
+  setReply(reply: OpenAIReply | undefined): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -130,11 +134,11 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
   const models = new Set(options.models ?? DEFAULT_OPENAI_MODELS);
   const wordsPerEvent = options.wordsPerEvent ?? 3;
   const maxEmbeddingInputs = options.maxEmbeddingInputs ?? 2048;
-  let delayMs = options.eventDelayMs ?? 0;
-  let reply: string | ((request: OpenAIChatRequest) => string) | undefined = options.respond ?? options.replyText;
-  let faults: OpenAIFault[] = [];
-  let cutAfter: number | undefined;
-  let finishReason = 'stop';
+  const controls = createStreamControls<OpenAIFault, OpenAIReply>(() => ({
+    delayMs: options.eventDelayMs ?? 0,
+    reply: options.respond ?? options.replyText,
+    finishReason: 'stop',
+  }));
 
   const handle = async (context: StandInContext): Promise<void> => {
     const { request, response, recorded } = context;
@@ -168,12 +172,8 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
   };
 
   function takeFault(endpoint: OpenAIEndpoint): void {
-    const index = faults.findIndex((fault) => fault.endpoint === undefined || fault.endpoint === endpoint);
-    if (index === -1) return;
-    const fault = faults[index]!;
-    const times = (fault.times ?? 1) - 1;
-    if (times > 0) faults[index] = { ...fault, times };
-    else faults.splice(index, 1);
+    const fault = controls.takeFault((queued) => queued.endpoint === undefined || queued.endpoint === endpoint);
+    if (!fault) return;
     const headers: Record<string, string> = {};
     if (fault.status === 429) {
       const seconds = fault.retryAfterSeconds ?? 1;
@@ -192,8 +192,9 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     const lastUserIndex = body.messages.map((message) => message.role).lastIndexOf('user');
     const lastUserText = lastUserIndex === -1 ? '' : (texts[lastUserIndex] ?? '');
     const request: OpenAIChatRequest = { model: body.model, body, promptText, lastUserText };
+    const { reply } = controls;
     let text = typeof reply === 'function' ? reply(request) : (reply ?? groundedReply(promptText, lastUserText));
-    let finish = finishReason;
+    let finish = controls.finishReason;
     const limit = body.max_completion_tokens ?? body.max_tokens;
     const words = text.match(/\S+\s*/g) ?? [];
     if (limit !== undefined && words.length > limit) {
@@ -237,9 +238,7 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     frames.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }]));
     if (includeUsage) frames.push(chunk([], { usage }));
     frames.push('data: [DONE]\n\n');
-    const cut = cutAfter;
-    cutAfter = undefined;
-    await writeEventStream(context, streams, frames, { delayMs: () => delayMs, cutAfter: cut });
+    await writeEventStream(context, streams, frames, { delayMs: () => controls.delayMs, cutAfter: controls.takeCut() });
   }
 
   function embed(body: Record<string, unknown>): Record<string, unknown> {
@@ -292,27 +291,9 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
       return streams[streams.length - 1];
     },
     openConnections: server.openConnections,
-    failNext(fault) {
-      faults.push(fault);
-    },
-    cutStreamAfter(events) {
-      cutAfter = events;
-    },
-    setFinishReason(reason) {
-      finishReason = reason;
-    },
-    setDelay(ms) {
-      delayMs = ms;
-    },
-    setReply(next) {
-      reply = next;
-    },
+    ...controls.switches,
     reset() {
-      faults = [];
-      cutAfter = undefined;
-      finishReason = 'stop';
-      delayMs = options.eventDelayMs ?? 0;
-      reply = options.respond ?? options.replyText;
+      controls.reset();
       server.requests.length = 0;
       streams.length = 0;
     },
