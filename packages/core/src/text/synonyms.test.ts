@@ -58,13 +58,21 @@ describe('synonym files and thesauri', () => {
   });
 
   it("adds the admin's groups to the built-in ones, both ways", () => {
-    const thesaurus = createThesaurus([['k8s', 'kubernetes']]);
+    const thesaurus = createThesaurus([['klaxon', 'foghorn']]);
     expect(thesaurus.groups).toBe(createThesaurus().groups + 1);
-    expect(thesaurus.expansions('deploy on k8s', 0.5).has(stem('kubernetes'))).toBe(true);
-    expect(thesaurus.expansions('Kubernetes deployments', 0.5).has('k8s')).toBe(true);
-    expect(thesaurus.synonymsOf('k8s')).toEqual([stem('kubernetes')]);
+    expect(thesaurus.expansions('when does the klaxon sound', 0.5).has(stem('foghorn'))).toBe(true);
+    expect(thesaurus.expansions('Foghorns in the harbour', 0.5).has(stem('klaxon'))).toBe(true);
+    expect(thesaurus.synonymsOf(stem('klaxon'))).toEqual([stem('foghorn')]);
     // The built-in groups still apply.
     expect(thesaurus.expansions('turn off the lamp', 0.5).has(stem('disable'))).toBe(true);
-    expect(createThesaurus().expansions('deploy on k8s', 0.5).size).toBe(0);
+    expect(createThesaurus().expansions('when does the klaxon sound', 0.5).size).toBe(0);
+  });
+
+  it('ships abbreviations and British spellings the stemmer keeps apart', () => {
+    expect(synonymExpansions('Set up k8s', 0.5).has(stem('kubernetes'))).toBe(true);
+    expect(synonymExpansions('i18n of the sidebar', 0.5).has(stem('internationalization'))).toBe(true);
+    const british = synonymExpansions('How do I customise the colours?', 0.5);
+    expect(british.has(stem('customize'))).toBe(true);
+    expect(british.has(stem('color'))).toBe(true);
   });
 });
