@@ -48,6 +48,6 @@ describe('SEARCH_SYNONYMS_FILE', () => {
     });
     const bad = path.join(workDir, 'bad.txt');
     await fs.writeFile(bad, 'antenna, dish\nantenna\n');
-    await expect(search('dish', bad)).rejects.toMatchObject({ message: expect.stringContaining(`${bad}, line 2`) });
+    await expect(search('dish', bad)).rejects.toMatchObject({ message: expect.stringContaining(`SEARCH_SYNONYMS_FILE=${bad}, line 2`) });
   });
 });

@@ -76,7 +76,7 @@ export async function loadThesaurus(config: Pick<CoreConfig, 'synonymsFile'>): P
       cause: error,
     });
   }
-  return createThesaurus(parseSynonymsFile(text, config.synonymsFile));
+  return createThesaurus(parseSynonymsFile(text, `SEARCH_SYNONYMS_FILE=${config.synonymsFile}`));
 }
 
 export interface OpenedRetrieval {
