@@ -60,6 +60,18 @@ describe('hybrid retriever on a small corpus', () => {
     expect(response.outOfScope).toBe(false);
   });
 
+  it('explains on request which words it added and how the out-of-scope check saw the question', async () => {
+    expect((await retriever.search('How is the horn turned off?')).explanation).toBeUndefined();
+    const { explanation, outOfScope } = await retriever.search('How is the horn turned off?', { explain: true });
+    expect(explanation?.questionTerms).toEqual(['horn', 'turn']);
+    expect(explanation?.addedTerms).toContainEqual({ term: 'disabl', weight: 0.5, source: 'synonym' });
+    expect(explanation?.addedTerms.every((term) => term.weight > 0 && term.weight < 1)).toBe(true);
+    expect(explanation?.scope).toMatchObject({ minVocabulary: LOCAL_CALIBRATION.minVocabulary, minEvidence: LOCAL_CALIBRATION.minEvidence, missingNames: [] });
+    // Both words occur in the docs ("turns" the lens), and the best sections hold them.
+    expect(explanation?.scope.vocabulary).toBe(1);
+    expect(outOfScope).toBe(false);
+  });
+
   it("understands the admin's own jargon through a synonym group, and keeps such a question in scope", async () => {
     const question = 'When must the klaxon be sounded?';
     // "klaxon" is a word the docs never use: alone, the question is judged out of scope.

@@ -15,7 +15,7 @@ import { expandWords, readTermAssociations, type TermAssociations } from '../tex
 import { analyzeTerms } from '../text/text-analysis.js';
 import { createThesaurus, type Thesaurus } from '../text/synonyms.js';
 import { literalSparseHits, rerankCandidates } from './rerank.js';
-import type { Retriever, SearchHit, SearchOptions, SearchResponse } from './search-types.js';
+import type { AddedTerm, Retriever, SearchHit, SearchOptions, SearchResponse } from './search-types.js';
 import { judgeScope, type ScopeCalibration } from './scope-check.js';
 
 export const MAX_QUERY_CHARS = 2000;
@@ -108,8 +108,10 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       const k = Math.min(Math.max(Math.trunc(searchOptions.k ?? DEFAULT_K), 1), MAX_K);
       throwIfAborted(searchOptions.signal);
       const { stats, associations } = await corpusModel(searchOptions.signal);
+      const questionTerms = analyzeTerms(query);
       const synonyms = thesaurus.expansions(query, SYNONYM_WEIGHT);
-      const expansions = expandWords(analyzeTerms(query), associations, EXPANSION_WEIGHT);
+      const learned = expandWords(questionTerms, associations, EXPANSION_WEIGHT);
+      const expansions = new Map(learned);
       for (const [word, weight] of synonyms) expansions.set(word, Math.max(expansions.get(word) ?? 0, weight));
       const dense = await embedding.embedQuery(query, { signal: searchOptions.signal });
       throwIfAborted(searchOptions.signal);
@@ -133,7 +135,22 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       // The scope check judges the question as written: rank the same candidates on its own words.
       const literal = expansions.size === 0 ? ranked : rerankCandidates(query, { ...result, sparse: literalSparseHits(query, result, stats) }, stats);
       const verdict = judgeScope(query, { ...result, fused: literal }, stats, calibration, thesaurus.synonymsOf);
-      return { hits, outOfScope: hits.length === 0 || verdict.outOfScope, confidence: hits.length === 0 ? 0 : verdict.confidence };
+      const response: SearchResponse = { hits, outOfScope: hits.length === 0 || verdict.outOfScope, confidence: hits.length === 0 ? 0 : verdict.confidence };
+      if (searchOptions.explain) {
+        const addedTerms: AddedTerm[] = [...expansions].map(([term, weight]) => ({
+          term,
+          weight,
+          source: (synonyms.get(term) ?? 0) >= (learned.get(term) ?? 0) ? 'synonym' : 'learned',
+        }));
+        addedTerms.sort((a, b) => b.weight - a.weight || a.term.localeCompare(b.term));
+        const { vocabulary, coverage, dense, missingNames, lonelyNames } = verdict.signals;
+        response.explanation = {
+          questionTerms: [...new Set(questionTerms)],
+          addedTerms,
+          scope: { vocabulary, coverage, dense, missingNames, lonelyNames, minVocabulary: calibration.minVocabulary, minEvidence: calibration.minEvidence },
+        };
+      }
+      return response;
     },
 
     async neighbours(chunkId, neighbourOptions = {}): Promise<Chunk[]> {

@@ -7,6 +7,8 @@ export interface SearchOptions {
   k?: number;
   filter?: SearchFilter;
   signal?: AbortSignal;
+  /** Also return why the results and the out-of-scope verdict are what they are (`explanation`). */
+  explain?: boolean;
 }
 
 export interface SearchHit {
@@ -23,6 +25,41 @@ export interface SearchResponse {
   outOfScope: boolean;
   /** 0..1 confidence that the best hit is relevant; the out-of-scope decision thresholds it. */
   confidence: number;
+  /** Present when the search was asked to `explain`. */
+  explanation?: SearchExplanation;
+}
+
+/** A word searched for besides the question's own, and why. */
+export interface AddedTerm {
+  /** The analysed (stemmed) word, as the index holds it. */
+  term: string;
+  /** Its weight in the query, relative to 1 for a word of the question. */
+  weight: number;
+  /** `synonym`: from the thesaurus (built in or SEARCH_SYNONYMS_FILE); `learned`: a word the docs use near a question word. */
+  source: 'synonym' | 'learned';
+}
+
+/** What decided a search: the words added to the question and the signals of the out-of-scope check. */
+export interface SearchExplanation {
+  /** The question's own analysed words (stemmed, stop words removed). */
+  questionTerms: string[];
+  addedTerms: AddedTerm[];
+  scope: {
+    /** Share of the question's informative words (IDF-weighted) that the docs use anywhere. */
+    vocabulary: number;
+    /** Share of them found in the best few sections. */
+    coverage: number;
+    /** Best dense cosine. */
+    dense: number;
+    /** Names in the question that none of the best sections mentions. */
+    missingNames: string[];
+    /** Names the docs mention, but never together with the question's other informative words. */
+    lonelyNames: string[];
+    /** Out of scope below this vocabulary share. */
+    minVocabulary: number;
+    /** Out of scope below this sum of coverage and dense. */
+    minEvidence: number;
+  };
 }
 
 /** Hybrid retrieval over one index. */

@@ -66,6 +66,22 @@ describe('the docs-chat command line', () => {
     expect(results.length).toBeLessThanOrEqual(2);
   }, 60_000);
 
+  it('explains with --explain what was searched for and why the question is in or out of scope', async () => {
+    const inScope = await docsChat(['search', 'when is liquid oxygen loaded', '--explain'], env);
+    expect(inScope.code).toBe(0);
+    expect(inScope.stdout).toContain('Why these results:');
+    expect(inScope.stdout).toMatch(/question words: liquid, oxygen, load/);
+    expect(inScope.stdout).toContain('verdict: in scope');
+    expect(inScope.stdout).toMatch(/✓ vocabulary 1\.00 \(at least 0\.4\)/);
+
+    const outOfScope = await docsChat(['search', 'How do I feed my Tamagotchi?', '--json', '--explain'], env);
+    expect(outOfScope.code).toBe(0);
+    const { results, explanation } = JSON.parse(outOfScope.stdout);
+    expect(results[0]).toMatchObject({ out_of_scope: true });
+    expect(explanation.scope.missingNames).toEqual(['Tamagotchi']);
+    expect(explanation.scope.vocabulary).toBeLessThan(explanation.scope.minVocabulary);
+  }, 60_000);
+
   it('refuses an empty question and one over 2,000 characters with a clear message', async () => {
     const empty = await docsChat(['search', '   '], env);
     expect(empty.code).toBe(2);

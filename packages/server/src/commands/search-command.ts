@@ -1,15 +1,46 @@
 /** `docs-chat search`: the best matching sections, as a table or JSON. */
 import { parseArgs } from 'node:util';
 import { isDocsChatError, loadCoreConfig, openRetrieval, validateQuery } from '@docs-chat/core';
+import type { SearchExplanation, SearchResponse } from '@docs-chat/core';
 
-const USAGE = 'Usage: docs-chat search "QUESTION" [--k 5] [--file-prefix PATH] [--json]';
+const USAGE = 'Usage: docs-chat search "QUESTION" [--k 5] [--file-prefix PATH] [--json] [--explain]';
+
+const percent = (value: number): string => value.toFixed(2);
+
+/** `--explain` for people: the words added to the question, then each signal of the out-of-scope check against its threshold. */
+export function formatExplanation(response: SearchResponse, explanation: SearchExplanation): string {
+  const { scope } = explanation;
+  const added =
+    explanation.addedTerms.length === 0
+      ? 'nothing'
+      : explanation.addedTerms.map((term) => `${term.term} (${term.source}, ${term.weight.toFixed(2)})`).join(', ');
+  const evidence = scope.coverage + scope.dense;
+  const verdict = response.outOfScope ? 'out of scope' : 'in scope';
+  const lines = [
+    'Why these results:',
+    `  question words: ${explanation.questionTerms.join(', ') || 'none'}`,
+    `  also searched for: ${added}`,
+    `  verdict: ${verdict} (confidence ${response.confidence.toFixed(2)}); out of scope when any line below is marked ✗`,
+    `    ${scope.vocabulary >= scope.minVocabulary ? '✓' : '✗'} vocabulary ${percent(scope.vocabulary)} (at least ${scope.minVocabulary}): share of the question's informative words the docs use anywhere`,
+    `    ${evidence >= scope.minEvidence ? '✓' : '✗'} coverage ${percent(scope.coverage)} + dense ${percent(scope.dense)} = ${percent(evidence)} (at least ${scope.minEvidence}): words found in the best sections, plus the best cosine`,
+    `    ${scope.missingNames.length === 0 ? '✓' : '✗'} names no top section mentions: ${scope.missingNames.join(', ') || 'none'}`,
+    `    ${scope.lonelyNames.length === 0 ? '✓' : '✗'} names mentioned only apart from the question's other words: ${scope.lonelyNames.join(', ') || 'none'}`,
+  ];
+  if (response.hits.length === 0) lines.push('    ✗ no section matched at all');
+  return `${lines.join('\n')}\n`;
+}
 
 export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
       args,
-      options: { k: { type: 'string', default: '5' }, 'file-prefix': { type: 'string' }, json: { type: 'boolean', default: false } },
+      options: {
+        k: { type: 'string', default: '5' },
+        'file-prefix': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        explain: { type: 'boolean', default: false },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -31,6 +62,7 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
       const response = await retrieval.retriever.search(question, {
         k,
         ...(values['file-prefix'] ? { filter: { filePrefix: values['file-prefix'] } } : {}),
+        explain: values.explain,
       });
       if (values.json) {
         // An array of results; each carries the out-of-scope verdict so scripts can read it from any row.
@@ -44,7 +76,9 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
           text: hit.chunk.text,
           out_of_scope: response.outOfScope,
         }));
-        process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+        // With --explain the array goes under `results`, next to the explanation.
+        const output = values.explain ? { results, explanation: response.explanation } : results;
+        process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
         return 0;
       }
       if (response.outOfScope) {
@@ -55,6 +89,7 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
         process.stdout.write(`${hit.rank}. ${hit.chunk.headingPath.join(' › ')}  (score ${hit.score.toFixed(4)})\n   ${hit.chunk.url}\n   ${hit.chunk.file}\n   ${excerpt}${hit.chunk.text.length > 160 ? '…' : ''}\n\n`);
       }
       if (response.hits.length === 0) process.stdout.write('No results: is the index empty? Run `pnpm docs-chat ingest`.\n');
+      if (response.explanation) process.stdout.write(formatExplanation(response, response.explanation));
       return 0;
     } finally {
       await retrieval.close();
