@@ -45,6 +45,11 @@ describe('the retrieval cache', () => {
       expect(inner.searches()).toBe(1);
       await cached.search('How do I install Tidewater?', { k: 3 });
       expect(inner.searches()).toBe(2);
+      // An explained search carries more than a plain one: it is never answered from the plain entry.
+      const explained = await cached.search('How do I install Tidewater?', { k: 5, explain: true });
+      expect(inner.searches()).toBe(3);
+      expect(explained.explanation).toBeDefined();
+      expect((await cached.search('How do I install Tidewater?', { k: 5 })).explanation).toBeUndefined();
     } finally {
       await inner.close();
     }
