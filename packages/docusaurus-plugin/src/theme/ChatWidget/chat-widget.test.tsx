@@ -149,11 +149,12 @@ describe('ChatWidget', () => {
       await ask(user, 'How do I configure it?');
       const code = await within(panel).findByTestId('site-code-block');
       expect(code.getAttribute('data-color-mode')).toBe('light');
-      act(() => document.documentElement.setAttribute('data-theme', 'dark'));
+      // The page's MutationObserver reports in a microtask: an async act lets React's update land inside it.
+      await act(async () => document.documentElement.setAttribute('data-theme', 'dark'));
       await waitFor(() => expect(within(panel).getByTestId('site-code-block').getAttribute('data-color-mode')).toBe('dark'));
       expect(within(panel).getByTestId('site-code-block').textContent).toContain('export default { plugins: ["@docs-chat/docusaurus-plugin"] };');
     } finally {
-      document.documentElement.removeAttribute('data-theme');
+      await act(async () => document.documentElement.removeAttribute('data-theme'));
     }
   });
 
