@@ -21,7 +21,7 @@ import { analyzeTerms } from './text-analysis.js';
 export const BUILT_IN_SYNONYMS: readonly (readonly string[])[] = [
   ['disable', 'turn off', 'switch off', 'deactivate'],
   ['enable', 'turn on', 'switch on', 'activate'],
-  ['set up', 'setup', 'install', 'get started'],
+  ['set up', 'setup', 'install', 'get started', 'getting started', 'quickstart', 'quick start'],
   ['config', 'configuration', 'configure'],
   ['remove', 'delete', 'get rid of'],
   ['forbid', 'disallow', 'ban', 'prohibit'],
