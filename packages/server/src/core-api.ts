@@ -13,6 +13,7 @@ export type {
   CoreConfig,
   OpenedRetrieval,
   Retriever,
+  SearchExplanation,
   SearchHit,
   SearchResponse,
   StoreStatus,

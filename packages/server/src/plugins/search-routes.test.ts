@@ -36,6 +36,17 @@ describe('GET /search', () => {
     expect(body.out_of_scope).toBe(false);
   });
 
+  it('adds with explain=true the words searched for and the out-of-scope signals, and nothing without it', async () => {
+    const question = encodeURIComponent('persist the state across page reloads');
+    const plain = (await (await fetch(`${server.url}/search?q=${question}`)).json()) as SearchResponseBody;
+    expect(plain.explanation).toBeUndefined();
+    const explained = (await (await fetch(`${server.url}/search?q=${question}&explain=true`)).json()) as SearchResponseBody;
+    expect(explained.results).toEqual(plain.results);
+    expect(explained.explanation?.questionTerms).toEqual(['persist', 'state', 'across', 'page', 'reload']);
+    expect(explained.explanation?.scope).toMatchObject({ missingNames: [], lonelyNames: [], minVocabulary: 0.4 });
+    expect(explained.explanation?.scope.vocabulary).toBeGreaterThan(0.4);
+  });
+
   it('returns five results by default', async () => {
     const body = (await (await fetch(`${server.url}/search?q=harbor`)).json()) as SearchResponseBody;
     expect(body.results).toHaveLength(5);
@@ -46,6 +57,7 @@ describe('GET /search', () => {
     ['k out of range', '/search?q=harbor&k=50', /"k" must be a whole number from 1 to 20/],
     ['k that is not a number', '/search?q=harbor&k=many', /"k" must be a whole number/],
     ['a query over 4,000 characters', `/search?q=${'a'.repeat(4001)}`, /limit is 4000/],
+    ['explain that is not true or false', '/search?q=harbor&explain=yes', /"explain" must be true or false/],
   ])('answers %s with 400 and what to change', async (_name, path, expected) => {
     const response = await fetch(`${server.url}${path}`);
     expect(response.status).toBe(400);

@@ -1,9 +1,10 @@
-/** `GET /search?q=&k=`: the best chunks as JSON, for search without chat. */
+/** `GET /search?q=&k=[&explain=true]`: the best chunks as JSON, for search without chat. */
 import type { FastifyPluginAsync } from 'fastify';
 import { MAX_MESSAGE_CHARS } from '@docs-chat/core/protocol';
 import type { RetrievalHandle } from '../chat/chat-service.js';
 import { describeError } from '../chat/conversation-gateway.js';
 import { isDocsChatError } from '../core-api.js';
+import type { SearchExplanation } from '../core-api.js';
 import { HttpError } from '../http-errors.js';
 import { clientDisconnectSignal } from './client-disconnect.js';
 
@@ -32,6 +33,8 @@ export interface SearchResponseBody {
   results: SearchResultBody[];
   out_of_scope: boolean;
   confidence: number;
+  /** With `explain=true`: the words added to the question and the out-of-scope signals (as `docs-chat search --explain`). */
+  explanation?: SearchExplanation;
 }
 
 export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app, { retrieval, rateLimit }) => {
@@ -40,7 +43,7 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
     // Each search costs an embedding call, so it shares the chat's budget shape (with its own counter).
     { config: { rateLimit: { max: rateLimit.max * 3, timeWindow: rateLimit.windowMs } } },
     async (request, reply): Promise<SearchResponseBody> => {
-      const { q, k } = request.query;
+      const { q, k, explain } = request.query;
       const problems: string[] = [];
       const query = typeof q === 'string' ? q.trim() : '';
       if (query.length === 0) problems.push('Add the text to search for as "q", e.g. /search?q=configure+the+store.');
@@ -52,11 +55,14 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
           problems.push(`"k" must be a whole number from 1 to ${MAX_SEARCH_RESULTS} (default ${DEFAULT_SEARCH_RESULTS}).`);
         } else limit = value;
       }
+      if (explain !== undefined && explain !== 'true' && explain !== 'false') {
+        problems.push('"explain" must be true or false (default false).');
+      }
       if (problems.length > 0) throw new HttpError('invalid_request', { details: problems });
 
       try {
-        const response = await retrieval.retriever.search(query, { k: limit, signal: clientDisconnectSignal(reply) });
-        return {
+        const response = await retrieval.retriever.search(query, { k: limit, signal: clientDisconnectSignal(reply), explain: explain === 'true' });
+        const body: SearchResponseBody = {
           query,
           results: response.hits.map((hit) => ({
             rank: hit.rank,
@@ -71,6 +77,8 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
           out_of_scope: response.outOfScope,
           confidence: response.confidence,
         };
+        if (response.explanation) body.explanation = response.explanation;
+        return body;
       } catch (error) {
         if (isDocsChatError(error) && error.code === 'query_invalid') {
           throw new HttpError('invalid_request', { details: [error.hint ? `${error.message} ${error.hint}` : error.message] });
