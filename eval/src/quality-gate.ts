@@ -54,6 +54,24 @@ export function describeQualityGate(name: string, docsDir: string, questionsFile
       expect(report.out_of_scope.rejected).toBeGreaterThanOrEqual(floors.outOfScopeRejected);
     });
 
+    it('reports for every question the out-of-scope signals that explain its verdict', () => {
+      const thresholds = report.scope_thresholds;
+      expect(thresholds).not.toBeNull();
+      for (const question of report.questions) {
+        const scope = question.scope;
+        expect(scope).not.toBeNull();
+        const explained =
+          scope!.vocabulary < thresholds!.min_vocabulary ||
+          scope!.evidence < thresholds!.min_evidence ||
+          scope!.missing_names.length > 0 ||
+          scope!.lonely_names.length > 0 ||
+          question.retrieved.length === 0;
+        // Signals are rounded to 3 decimals: a question right on a threshold is left out of the comparison.
+        const onEdge = Math.abs(scope!.vocabulary - thresholds!.min_vocabulary) < 0.001 || Math.abs(scope!.evidence - thresholds!.min_evidence) < 0.001;
+        if (!onEdge) expect({ id: question.id, rejected: question.rejected }).toEqual({ id: question.id, rejected: explained });
+      }
+    });
+
     it(`wrongly rejects at most ${floors.inScopeRejectedAtMost} in-scope questions`, () => {
       expect(report.in_scope_rejected).toBeLessThanOrEqual(floors.inScopeRejectedAtMost);
     });

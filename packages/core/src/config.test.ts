@@ -31,6 +31,15 @@ describe('core configuration', () => {
     expect(config.store).toEqual({ backend: 'qdrant', collection: 'book', url: 'http://localhost:6333' });
   });
 
+  it('reads out-of-scope thresholds that override the calibrated ones, and refuses values out of range', () => {
+    expect(loadCoreConfig({}, '/srv/app').scope).toEqual({});
+    expect(loadCoreConfig({ SCOPE_MIN_VOCABULARY: '0.3', SCOPE_MIN_EVIDENCE: '1.1' }, '/srv/app').scope).toEqual({ minVocabulary: 0.3, minEvidence: 1.1 });
+    const tooHigh = configError({ SCOPE_MIN_VOCABULARY: '40' });
+    expect(tooHigh.message).toBe('SCOPE_MIN_VOCABULARY="40" is not a number from 0 to 1.');
+    expect(tooHigh.hint).toContain('0.4');
+    expect(configError({ SCOPE_MIN_EVIDENCE: 'high' }).message).toContain('from 0 to 2');
+  });
+
   it('names the variable and the fix when a value is wrong', () => {
     const badProvider = configError({ EMBEDDING_PROVIDER: 'cohere' });
     expect(badProvider.code).toBe('config_invalid');

@@ -36,6 +36,8 @@ export interface CoreConfig {
   permalinksFile?: string;
   /** The admin's synonym groups (one comma-separated group per line), added to the built-in thesaurus. */
   synonymsFile?: string;
+  /** Thresholds of the out-of-scope check that override the embedder's calibrated ones. */
+  scope: { minVocabulary?: number; minEvidence?: number };
   embedder: EmbedderConfig;
   store: StoreConfig;
 }
@@ -63,6 +65,18 @@ function positiveInteger(env: Env, name: string): number | undefined {
   if (!Number.isInteger(parsed) || parsed <= 0) {
     throw new DocsChatError('config_invalid', `${name}="${value}" is not a positive whole number.`, {
       hint: `Set ${name} to a number such as 768, or leave it unset for the default.`,
+    });
+  }
+  return parsed;
+}
+
+function numberBetween(env: Env, name: string, min: number, max: number, example: string): number | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < min || parsed > max) {
+    throw new DocsChatError('config_invalid', `${name}="${value}" is not a number from ${min} to ${max}.`, {
+      hint: `Set ${name} to a number such as ${example}, or leave it unset for the embedder's calibrated value.`,
     });
   }
   return parsed;
@@ -140,7 +154,13 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
     routeBasePath,
     embedder,
     store,
+    scope: {},
   };
+  // Coverage and the dense cosine each run from 0 to 1, so their sum (the evidence) from 0 to 2.
+  const minVocabulary = numberBetween(env, 'SCOPE_MIN_VOCABULARY', 0, 1, '0.4');
+  if (minVocabulary !== undefined) config.scope.minVocabulary = minVocabulary;
+  const minEvidence = numberBetween(env, 'SCOPE_MIN_EVIDENCE', 0, 2, '0.6');
+  if (minEvidence !== undefined) config.scope.minEvidence = minEvidence;
   const permalinks = text(env, 'DOCS_PERMALINKS_FILE');
   if (permalinks) config.permalinksFile = path.resolve(cwd, permalinks);
   const synonyms = text(env, 'SEARCH_SYNONYMS_FILE');

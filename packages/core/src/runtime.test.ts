@@ -40,6 +40,20 @@ describe('SEARCH_SYNONYMS_FILE', () => {
     expect(response.hits[0]?.chunk.heading).toBe('Pointing the dish');
   });
 
+  it('uses SCOPE_MIN_VOCABULARY and SCOPE_MIN_EVIDENCE instead of the calibrated thresholds', async () => {
+    const question = 'Where is the antenna aimed?';
+    const strict = await search(question);
+    expect(strict.outOfScope).toBe(true);
+    const retrieval = await openRetrieval(loadCoreConfig({ ...env, SCOPE_MIN_VOCABULARY: '0', SCOPE_MIN_EVIDENCE: '0' }));
+    try {
+      const lenient = await retrieval.retriever.search(question, { explain: true });
+      expect(lenient.outOfScope).toBe(false);
+      expect(lenient.explanation?.scope).toMatchObject({ minVocabulary: 0, minEvidence: 0 });
+    } finally {
+      await retrieval.close();
+    }
+  });
+
   it('stops with a message naming the variable when the file is missing, and the line when it is malformed', async () => {
     const missing = path.join(workDir, 'nowhere.txt');
     await expect(search('dish', missing)).rejects.toMatchObject({

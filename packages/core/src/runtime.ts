@@ -106,6 +106,8 @@ export async function openRetrieval(config: CoreConfig, options: { requireIndex?
     });
   }
   const embedding = createEmbeddingPipeline({ embedder });
-  const retriever = createRetriever({ store, embedding, calibration: calibrationFor(embedder), thesaurus });
+  // SCOPE_MIN_* override the thresholds calibrated for the embedder (fitted on an admin's own golden set).
+  const calibration = { ...calibrationFor(embedder), ...config.scope };
+  const retriever = createRetriever({ store, embedding, calibration, thesaurus });
   return { retriever, store, embedder, close: () => store.close() };
 }

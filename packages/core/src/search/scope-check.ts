@@ -177,8 +177,9 @@ export const LOCAL_CALIBRATION: ScopeCalibration = { minVocabulary: 0.4, minEvid
  * Gemini `gemini-embedding-001`: NOT FITTED (no API key here), a placeholder.
  * Unrelated texts sit around 0.5-0.6 cosine with Gemini against about 0.3 for
  * the local embedder, so the evidence bar is raised by that difference; the
- * lexical rules are the local ones. Fit it with `pnpm eval --json`
- * on a real key before relying on it.
+ * lexical rules are the local ones. Admins fit it on their own golden set with
+ * `pnpm eval` (its vocabulary and evidence columns) and SCOPE_MIN_VOCABULARY /
+ * SCOPE_MIN_EVIDENCE, which override these values (runtime.ts).
  */
 export const GEMINI_CALIBRATION: ScopeCalibration = { minVocabulary: 0.4, minEvidence: 0.6 + 0.35 };
 
