@@ -76,6 +76,20 @@ describe('the extractive chat model (no language model configured)', () => {
     expect(result.finish).toEqual({ type: 'finish', reason: 'stop', usage: null });
   });
 
+  it("prefers the sentences of the best-ranked section whose heading names the question's topic over a common word matched lower down", async () => {
+    const section = (number: number, heading: string, text: string): ContextSource => {
+      const base = source(number, 'reducers');
+      return { ...base, chunk: { ...base.chunk, id: `chunk-${number}`, heading, headingPath: ['Guide', heading], text, indexText: text } };
+    };
+    const result = await answer('How do I add my own synonyms?', [
+      section(1, 'Adding your own synonyms', 'Write the synonyms into a text file, one group per line. Your groups add to the built-in list.'),
+      section(2, 'Ranking', 'Each candidate adds up four signals to get its score.'),
+      section(3, 'Installing the widget', 'This guide adds the widget to an existing site in a few minutes.'),
+    ]);
+    const quotes = quotedLines(result.text);
+    expect(quotes).toEqual(['> Write the synonyms into a text file, one group per line. [1]', '> Your groups add to the built-in list. [1]']);
+  });
+
   it('quotes a few passages at most, two per source, in the order of the sources', async () => {
     const result = await answer('What do the store, reducers, state and middleware do?', [
       source(1, 'store-setup'),

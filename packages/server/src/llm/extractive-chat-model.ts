@@ -3,6 +3,13 @@
  * quoting the sentences of the numbered sources (or of the reader's
  * selection) that share the most terms with the question, each followed by
  * its `[n]` citation, and says so plainly first. It never calls the network.
+ *
+ * A sentence counts the rare question terms it holds, plus half of those its
+ * section's heading holds (a sentence of the section titled "Adding your own
+ * synonyms" is about synonyms even when it says "groups"), and the score
+ * shrinks with the source's retrieval rank, which weighs far more evidence
+ * than one sentence's words: a common verb of the question ("add") matched in
+ * the fourth source must not push out the sentences of the first.
  */
 import type { ChatModel, ChatModelEvent, ChatModelRequest, ContextSource } from './chat-model.js';
 import { LlmError } from './chat-model.js';
@@ -21,6 +28,10 @@ const MAX_SELECTION_QUOTES = 3;
 const MAX_SENTENCE_CHARS = 400;
 const MIN_SENTENCE_CHARS = 15;
 const RELATIVE_SCORE_THRESHOLD = 0.5;
+/** Share of a question term's weight that a sentence gets when only its section heading holds the term. */
+const HEADING_TERM_SHARE = 0.5;
+/** Each step down the retrieval ranking keeps this share of a sentence's score. */
+const SOURCE_RANK_DECAY = 0.8;
 
 interface Sentence {
   text: string;
@@ -29,6 +40,8 @@ interface Sentence {
   /** Position in its text, to quote in reading order. */
   position: number;
   terms: Set<string>;
+  /** Terms of the section's heading (its own heading, not the page title); empty in selection mode. */
+  headingTerms: Set<string>;
 }
 
 /**
@@ -133,11 +146,15 @@ export function splitSentences(markdown: string): string[] {
   return sentences;
 }
 
-function toSentences(text: string, source: number): Sentence[] {
-  return splitSentences(text).map((sentence, position) => ({ text: sentence, source, position, terms: new Set(analyzeTerms(sentence)) }));
+function toSentences(text: string, source: number, heading: string | null = null): Sentence[] {
+  const headingTerms = new Set(heading === null ? [] : analyzeTerms(heading));
+  return splitSentences(text).map((sentence, position) => ({ text: sentence, source, position, terms: new Set(analyzeTerms(sentence)), headingTerms }));
 }
 
-/** Sum of the rarity of the question terms each sentence contains (rarer terms say more). */
+/**
+ * Sum of the rarity of the question terms each sentence contains (rarer terms say more), half for a term
+ * only its section heading holds, times SOURCE_RANK_DECAY per rank below the first source.
+ */
 function scoreSentences(sentences: Sentence[], questionTerms: Set<string>): Map<Sentence, number> {
   const documentFrequency = new Map<string, number>();
   for (const sentence of sentences) {
@@ -148,11 +165,15 @@ function scoreSentences(sentences: Sentence[], questionTerms: Set<string>): Map<
   const scores = new Map<Sentence, number>();
   for (const sentence of sentences) {
     let score = 0;
+    let headingScore = 0;
     for (const term of questionTerms) {
-      const frequency = documentFrequency.get(term);
-      if (frequency !== undefined && sentence.terms.has(term)) score += Math.log(1 + sentences.length / frequency);
+      const weight = Math.log(1 + sentences.length / (documentFrequency.get(term) ?? 1));
+      if (sentence.terms.has(term)) score += weight;
+      else if (sentence.headingTerms.has(term)) headingScore += HEADING_TERM_SHARE * weight;
     }
-    scores.set(sentence, score);
+    // The heading only adds to a sentence that holds a question term itself: it ranks sentences, it cannot make one relevant.
+    const total = score > 0 ? score + headingScore : 0;
+    scores.set(sentence, total * SOURCE_RANK_DECAY ** Math.max(0, sentence.source - 1));
   }
   return scores;
 }
@@ -198,11 +219,13 @@ export function composeExtractiveAnswer(request: Pick<ChatModelRequest, 'questio
     let quotes = pickQuotes(sentences, questionTerms, MAX_SELECTION_QUOTES, MAX_SELECTION_QUOTES);
     // Nothing in common with the question: the start of the selection is still what the reader pointed at.
     if (quotes.length === 0) quotes = sentences.slice(0, 2);
-    if (quotes.length === 0) quotes = [{ text: request.selection.trim().slice(0, MAX_SENTENCE_CHARS), source: 0, position: 0, terms: new Set() }];
+    if (quotes.length === 0) {
+      quotes = [{ text: request.selection.trim().slice(0, MAX_SENTENCE_CHARS), source: 0, position: 0, terms: new Set(), headingTerms: new Set() }];
+    }
     return { text: [NO_MODEL_SELECTION_INTRO, ...quotes.map((sentence) => quote(sentence.text, ''))].join('\n\n'), found: true };
   }
   const sources: ContextSource[] = request.sources;
-  const sentences = sources.flatMap((source) => toSentences(source.chunk.text, source.number));
+  const sentences = sources.flatMap((source) => toSentences(source.chunk.text, source.number, source.chunk.heading));
   let quotes = pickQuotes(sentences, questionTerms, MAX_QUOTES, MAX_QUOTES_PER_SOURCE);
   if (quotes.length === 0) {
     // Retrieval found these sections for a reason even without shared words (synonyms, embeddings): quote their openings.
