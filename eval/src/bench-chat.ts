@@ -144,6 +144,13 @@ function request(url: string, method: 'GET' | 'POST', headers: Record<string, st
   });
 }
 
+/** Reads a body to its end (so its keep-alive connection can be reused). */
+async function drain(body: AsyncIterable<string>): Promise<void> {
+  for await (const _ of body) {
+    // nothing to keep
+  }
+}
+
 /** One reader's question, read as a stream; the first token's arrival is what a reader waits for. */
 async function ask(url: string, question: string): Promise<AnswerSample> {
   const started = performance.now();
@@ -158,9 +165,7 @@ async function ask(url: string, question: string): Promise<AnswerSample> {
       JSON.stringify({ message: question, mode: 'general' }),
     );
     if (response.status !== 200) {
-      for await (const _ of response.body) {
-        // drain, so the connection can be reused
-      }
+      await drain(response.body);
       return { firstTokenMs, totalMs: performance.now() - started, ok: false, failure: `HTTP ${response.status}` };
     }
     const parser = createChatStreamParser((event: ChatStreamEvent) => {
@@ -179,10 +184,7 @@ async function ask(url: string, question: string): Promise<AnswerSample> {
 
 async function timeHealth(url: string): Promise<number> {
   const started = performance.now();
-  const response = await request(`${url}/health`, 'GET', {});
-  for await (const _ of response.body) {
-    // read the whole answer
-  }
+  await drain((await request(`${url}/health`, 'GET', {})).body);
   return performance.now() - started;
 }
 

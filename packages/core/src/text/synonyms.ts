@@ -128,41 +128,38 @@ export interface Thesaurus {
   /** Stemmed words the question's words and phrases are synonyms of, each with `weight`; the question's own words are left out. */
   expansions(query: string, weight: number): Map<string, number>;
   /** The single-word synonyms of one stemmed word ("repo" -> "repositori"), without the word itself. */
-  synonymsOf(word: string): string[];
+  synonymsOf(word: string): readonly string[];
 }
 
 /** The built-in groups plus `extra` ones (from the admin's synonyms file). */
 export function createThesaurus(extra: readonly (readonly string[])[] = []): Thesaurus {
   const compiled = [...BUILT_IN_SYNONYMS, ...extra].map(compile);
-  const byWord = new Map<string, Set<string>>();
+  // Word -> the other single words of every group that holds it: a group fires on any of its words,
+  // so this map alone answers the word side of `expansions` and the whole of `synonymsOf`.
+  const collected = new Map<string, Set<string>>();
   for (const group of compiled) {
     for (const word of group.words) {
-      let others = byWord.get(word);
-      if (!others) byWord.set(word, (others = new Set()));
+      let others = collected.get(word);
+      if (!others) collected.set(word, (others = new Set()));
       for (const other of group.words) if (other !== word) others.add(other);
     }
   }
+  const byWord = new Map([...collected].map(([word, others]) => [word, [...others]]));
+  const withPhrases = compiled.filter((group) => group.phrases.length > 0);
   return {
     groups: compiled.length,
-    synonymsOf: (word) => [...(byWord.get(word) ?? [])],
+    synonymsOf: (word) => byWord.get(word) ?? [],
     expansions(query, weight) {
       const present = new Set(analyzeTerms(query));
+      const found: string[] = [];
+      for (const word of present) found.push(...(byWord.get(word) ?? []));
       const words = phraseWords(query);
+      for (const group of withPhrases) if (group.phrases.some((phrase) => containsPhrase(words, phrase))) found.push(...group.words);
       const extraWords = new Map<string, number>();
-      for (const group of compiled) {
-        if (!group.words.some((word) => present.has(word)) && !group.phrases.some((phrase) => containsPhrase(words, phrase))) continue;
-        for (const word of group.words) if (!present.has(word)) extraWords.set(word, weight);
-      }
+      for (const word of found) if (!present.has(word)) extraWords.set(word, weight);
       return extraWords;
     },
   };
-}
-
-const builtIn = createThesaurus();
-
-/** Expansions from the built-in groups only. */
-export function synonymExpansions(query: string, weight: number): Map<string, number> {
-  return builtIn.expansions(query, weight);
 }
 
 /**

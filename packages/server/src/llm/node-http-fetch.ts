@@ -1,6 +1,7 @@
 /**
- * A `fetch` for the Gemini SDK (its `httpOptions.fetch` option) that runs on
- * node:http and node:https with keep-alive agents.
+ * A `fetch` for the Gemini SDK (its `httpOptions.fetch` option) and the OpenAI
+ * SDK (its `fetch` option) that runs on node:http and node:https with
+ * keep-alive agents.
  *
  * The SDKs call fetch once per answer and read the body as a web stream. This
  * version hands them the same kind of Response, built on Node's own HTTP
