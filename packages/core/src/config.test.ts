@@ -12,9 +12,9 @@ function configError(env: Record<string, string>): DocsChatError {
 }
 
 describe('core configuration', () => {
-  it('works offline with no variables set: local embeddings in an embedded store under .data', () => {
+  it('works offline with no variables set: the neural embedder in an embedded store under .data', () => {
     const config = loadCoreConfig({}, '/srv/app');
-    expect(config.embedder.provider).toBe('local');
+    expect(config.embedder.provider).toBe('neural');
     expect(config.store).toEqual({ backend: 'embedded', collection: 'docusaurus-book' });
     expect(config.dataDir).toBe(path.resolve('/srv/app/.data'));
     expect(config.docsDir).toBe(path.resolve('/srv/app/docs-site/docs'));
@@ -50,5 +50,38 @@ describe('core configuration', () => {
     expect(configError({ QDRANT_URL: 'localhost:6333' }).hint).toContain('http://localhost:6333');
     expect(configError({ EMBEDDING_DIMENSIONS: '-3' }).message).toContain('EMBEDDING_DIMENSIONS');
     expect(configError({ EMBEDDING_PROVIDER: 'gemini' }).hint).toContain('GEMINI_API_KEY');
+  });
+});
+
+describe('RETRIEVAL_PROFILE overrides', () => {
+  const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'profile', '__fixtures__');
+
+  it('stops start-up naming a profile value that is out of range, with its range', () => {
+    const error = configError({ RETRIEVAL_PROFILE: path.join(fixtures, 'dense-weight-out-of-range.json') });
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toContain('ranking.denseWeight=7 is out of range');
+    expect(error.message).toContain('from 0 to 3');
+    expect(error.message).toContain('RETRIEVAL_PROFILE=');
+  });
+
+  it('refuses to override a value that shapes the index (it would need a re-index), listing those it can set', () => {
+    const error = configError({ RETRIEVAL_PROFILE: path.join(fixtures, 'index-time-value.json') });
+    expect(error.message).toContain('"chunking.maxTokens" is not a profile value an admin can set');
+    expect(error.hint).toContain('ranking.denseWeight');
+  });
+
+  it('names the variable when the file is not JSON', () => {
+    expect(configError({ RETRIEVAL_PROFILE: '/nonexistent/profile.json' }).message).toContain('RETRIEVAL_PROFILE=/nonexistent/profile.json cannot be read');
+  });
+
+  it('keeps valid overrides for the retrieval profile', () => {
+    expect(loadCoreConfig({ RETRIEVAL_PROFILE: path.join(fixtures, 'valid-overrides.json') }, '/srv/app').profileOverrides).toEqual({
+      'ranking.pageWeight': 0.2,
+      'scope.coverageSections': 4,
+    });
+  });
+
+  it('refuses EMBEDDING_DIMENSIONS that the neural model cannot give', () => {
+    expect(configError({ EMBEDDING_PROVIDER: 'neural', EMBEDDING_DIMENSIONS: '256' }).message).toContain('gives 512 dimensions');
   });
 });

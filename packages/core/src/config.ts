@@ -3,10 +3,12 @@
  * that works offline; a wrong value stops with a message that names the
  * variable and the fix.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DocsChatError } from './errors.js';
+import { ProfileOverrideError, validateProfileOverrides, type ProfileOverrides } from './profile/retrieval-profile.js';
 
-export type EmbeddingProvider = 'local' | 'gemini' | 'openai';
+export type EmbeddingProvider = 'neural' | 'local' | 'gemini' | 'openai';
 export type VectorStoreBackend = 'embedded' | 'qdrant';
 
 export interface EmbedderConfig {
@@ -16,6 +18,10 @@ export interface EmbedderConfig {
   dimensions?: number;
   apiKey?: string;
   baseUrl?: string;
+  /** Neural: worker threads for inference (default: the cores available, at most 4, for an ingest; 1 for searching). */
+  threads?: number;
+  /** Neural: embedding tasks that may wait for a thread before callers get `service_busy` (default 64). */
+  queueLimit?: number;
 }
 
 export interface StoreConfig {
@@ -37,7 +43,9 @@ export interface CoreConfig {
   /** The admin's synonym groups (one comma-separated group per line), added to the built-in thesaurus. */
   synonymsFile?: string;
   /** Thresholds of the out-of-scope check that override the embedder's calibrated ones. */
-  scope: { minVocabulary?: number; minEvidence?: number };
+  scope: { minVocabulary?: number; minEvidence?: number; minDense?: number };
+  /** The admin's overrides of search-time profile values (RETRIEVAL_PROFILE), validated. */
+  profileOverrides: ProfileOverrides;
   embedder: EmbedderConfig;
   store: StoreConfig;
 }
@@ -76,7 +84,7 @@ function numberBetween(env: Env, name: string, min: number, max: number, example
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed < min || parsed > max) {
     throw new DocsChatError('config_invalid', `${name}="${value}" is not a number from ${min} to ${max}.`, {
-      hint: `Set ${name} to a number such as ${example}, or leave it unset for the embedder's calibrated value.`,
+      hint: `Set ${name} to a number such as ${example}, or leave it unset for the value fitted on the index at ingest.`,
     });
   }
   return parsed;
@@ -96,11 +104,37 @@ function url(env: Env, name: string): string | undefined {
   return value;
 }
 
+/** `RETRIEVAL_PROFILE`: a JSON file of `{"ranking.denseWeight": 0.5, ...}`; every value is checked against its range. */
+function profileOverrides(env: Env, cwd: string): ProfileOverrides {
+  const file = text(env, 'RETRIEVAL_PROFILE');
+  if (file === undefined) return {};
+  const where = `RETRIEVAL_PROFILE=${file}`;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path.resolve(cwd, file), 'utf8'));
+  } catch (error) {
+    throw new DocsChatError('config_invalid', `${where} cannot be read as JSON (${(error as Error).message}).`, {
+      hint: 'Point RETRIEVAL_PROFILE at a JSON object such as {"ranking.denseWeight": 0.5}, or unset it to use the fitted profile.',
+    });
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new DocsChatError('config_invalid', `${where} must hold a JSON object of "section.name": number.`, {
+      hint: 'For example {"ranking.denseWeight": 0.5}.',
+    });
+  }
+  try {
+    return validateProfileOverrides(raw as Record<string, unknown>, where);
+  } catch (error) {
+    if (error instanceof ProfileOverrideError) throw new DocsChatError('config_invalid', error.message, { hint: error.hint });
+    throw error;
+  }
+}
+
 /** Reads the retrieval settings from `env` (usually `process.env`). */
 export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd()): CoreConfig {
   const geminiKey = text(env, 'GEMINI_API_KEY');
   const openaiKey = text(env, 'OPENAI_API_KEY');
-  const provider = oneOf<EmbeddingProvider>(env, 'EMBEDDING_PROVIDER', ['local', 'gemini', 'openai'], geminiKey ? 'gemini' : 'local');
+  const provider = oneOf<EmbeddingProvider>(env, 'EMBEDDING_PROVIDER', ['neural', 'local', 'gemini', 'openai'], geminiKey ? 'gemini' : 'neural');
   if (provider === 'gemini' && !geminiKey) {
     throw new DocsChatError('config_invalid', 'EMBEDDING_PROVIDER=gemini needs GEMINI_API_KEY.', {
       hint: 'Set GEMINI_API_KEY in .env, or set EMBEDDING_PROVIDER=local for offline embeddings.',
@@ -116,7 +150,24 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
   const model = text(env, 'EMBEDDING_MODEL');
   if (model) embedder.model = model;
   const dimensions = positiveInteger(env, 'EMBEDDING_DIMENSIONS');
+  if (dimensions && provider === 'neural' && dimensions !== 512) {
+    throw new DocsChatError('config_invalid', `EMBEDDING_DIMENSIONS=${dimensions} does not fit EMBEDDING_PROVIDER=neural, whose model gives 512 dimensions.`, {
+      hint: 'Leave EMBEDDING_DIMENSIONS unset with the neural embedder.',
+    });
+  }
   if (dimensions) embedder.dimensions = dimensions;
+  const threads = positiveInteger(env, 'EMBEDDING_THREADS');
+  if (threads) embedder.threads = threads;
+  const queueLimit = text(env, 'EMBEDDING_QUEUE_LIMIT');
+  if (queueLimit !== undefined) {
+    const parsed = Number(queueLimit);
+    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 10_000) {
+      throw new DocsChatError('config_invalid', `EMBEDDING_QUEUE_LIMIT="${queueLimit}" is not a whole number from 0 to 10000.`, {
+        hint: 'Set EMBEDDING_QUEUE_LIMIT to the questions that may wait for the neural embedder (default 64), or leave it unset.',
+      });
+    }
+    embedder.queueLimit = parsed;
+  }
   if (provider === 'gemini') {
     embedder.apiKey = geminiKey;
     const base = url(env, 'GEMINI_BASE_URL');
@@ -155,12 +206,15 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
     embedder,
     store,
     scope: {},
+    profileOverrides: profileOverrides(env, cwd),
   };
   // Coverage and the dense cosine each run from 0 to 1, so their sum (the evidence) from 0 to 2.
   const minVocabulary = numberBetween(env, 'SCOPE_MIN_VOCABULARY', 0, 1, '0.4');
   if (minVocabulary !== undefined) config.scope.minVocabulary = minVocabulary;
   const minEvidence = numberBetween(env, 'SCOPE_MIN_EVIDENCE', 0, 2, '0.6');
   if (minEvidence !== undefined) config.scope.minEvidence = minEvidence;
+  const minDense = numberBetween(env, 'SCOPE_MIN_DENSE', 0, 1, '0.3');
+  if (minDense !== undefined) config.scope.minDense = minDense;
   const permalinks = text(env, 'DOCS_PERMALINKS_FILE');
   if (permalinks) config.permalinksFile = path.resolve(cwd, permalinks);
   const synonyms = text(env, 'SEARCH_SYNONYMS_FILE');

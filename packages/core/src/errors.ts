@@ -13,6 +13,8 @@ export type DocsChatErrorCode =
   | 'embedder_unavailable'
   | 'embedder_rejected'
   | 'embedder_rate_limited'
+  | 'embedder_model_invalid'
+  | 'service_busy'
   | 'store_unavailable'
   | 'store_rate_limited'
   | 'store_quota_exceeded'

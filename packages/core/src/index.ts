@@ -14,7 +14,10 @@ export { formatIngestReport, type IngestReport, type IngestProgress } from './in
 export { ingestDocs, type IngestDependencies, type IngestOptions, type DocumentEmbedding } from './ingest/run-ingest.js';
 export { buildIndexMeta, checkIndexMeta } from './ingest/index-identity.js';
 export { createRetriever, validateQuery, MAX_QUERY_CHARS, type QueryEmbedding, type RetrieverOptions } from './search/retriever.js';
-export { judgeScope, calibrationFor, type ScopeCalibration, type ScopeVerdict } from './search/scope-check.js';
+export { judgeScope, type ScopeCalibration, type ScopeVerdict } from './search/scope-check.js';
+export { fitScopeThresholds, readScopeFit, pseudoQuestions, type ScopeFit } from './search/scope-fit.js';
+export { OFF_TOPIC_QUESTIONS } from './search/off-topic-questions.js';
+export { splitQuestion, condenseQuestion, type QuestionParts } from './search/question-parts.js';
 export { assembleContext, DEFAULT_CONTEXT_TOKEN_BUDGET } from './search/context-assembly.js';
 export { withRetries, isRetryableError, isRetryableStatus, isNetworkError, statusOf, retryAfterMsOf, parseGoogleRetryDelay, parseRetryAfterHeader, sleep, type RetryOptions, type RetryAttemptInfo } from './retry.js';
 export { createEmbedder, type EmbedderSettings } from './embeddings/create-embedder.js';
@@ -30,7 +33,7 @@ export { RRF_K, inverseDocumentFrequency, fuseReciprocalRanks, type RankedId } f
 export { normaliseFilePrefix, folderPrefixes } from './stores/search-filter.js';
 export { runIngest, openRetrieval, loadThesaurus, createVectorStoreFromConfig, createEmbedderFromConfig, type OpenedRetrieval, type RunIngestOptions } from './runtime.js';
 export { createThesaurus, parseSynonymsFile, BUILT_IN_SYNONYMS, type Thesaurus } from './text/synonyms.js';
-export { countTokens } from './markdown/tokens.js';
+export { boundSelection, countTokens, type BoundedSelection } from './protocol/token-budget.js';
 export { decodeSourceFile, type DecodedSource } from './markdown/decode-source.js';
 export { computeDocRoute, type DocRoute, type DocRouteInput } from './markdown/docusaurus-routes.js';
 export { parseDocument } from './markdown/parse-document.js';
@@ -41,3 +44,18 @@ export { DEFAULT_ROUTE_BASE_PATH } from './markdown/docusaurus-routes.js';
 export { createHeadingSlugger, parseCustomHeadingId, type HeadingSlugger } from './markdown/heading-anchors.js';
 export { uuidV5, CHUNK_ID_NAMESPACE } from './markdown/stable-id.js';
 export { acquirePidLock, type PidLock, type LockOwner } from './locks/pid-lock-file.js';
+export { readChunkBlocks, tableCells, type ChunkBlock, type BlockLabel } from './markdown/chunk-blocks.js';
+export {
+  retrievalProfileFor,
+  profileSourcesFor,
+  profileHashes,
+  validateProfileOverrides,
+  PROFILE_VERSION,
+  PROFILE_RANGES,
+  type RetrievalProfile,
+  type RankingProfile,
+  type ProfileOverrides,
+  type ProfileHashes,
+} from './profile/retrieval-profile.js';
+export { createNeuralEmbedder, NEURAL_EMBEDDER_MODEL, NEURAL_MODEL_PACKAGE, NEURAL_REINSTALL_HINT, type NeuralEmbedderOptions } from './embeddings/neural-embedder.js';
+export { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from './workers/worker-pool.js';

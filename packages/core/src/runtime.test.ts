@@ -14,7 +14,7 @@ describe('SEARCH_SYNONYMS_FILE', () => {
     await fs.mkdir(docsDir, { recursive: true });
     await fs.writeFile(path.join(docsDir, 'ground-station.md'), '# Ground station\n\n## Pointing the dish\n\nThe dish follows each satellite across the sky.\n');
     await fs.writeFile(path.join(docsDir, 'archive.md'), '# Archive\n\n## Keeping telemetry\n\nTelemetry frames are kept for thirty days.\n');
-    env = { DATA_DIR: path.join(workDir, 'data'), DOCS_DIR: docsDir };
+    env = { DATA_DIR: path.join(workDir, 'data'), DOCS_DIR: docsDir, EMBEDDING_PROVIDER: 'local' };
     await runIngest(loadCoreConfig(env));
   });
   afterAll(async () => {

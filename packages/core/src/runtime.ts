@@ -10,6 +10,7 @@ import type { Embedder } from './embeddings/embedder.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { createEmbeddingPipeline } from './embeddings/embedding-pipeline.js';
 import { createFileEmbeddingCache } from './embeddings/embedding-cache.js';
+import { defaultNeuralThreads } from './embeddings/neural-embedder.js';
 import type { VectorStore } from './stores/vector-store.js';
 import { createEmbeddedStore } from './stores/embedded-store.js';
 import { createQdrantStore } from './stores/qdrant-store.js';
@@ -18,9 +19,12 @@ import type { IngestReport } from './ingest/ingest-report.js';
 import { buildIndexMeta, checkIndexMeta } from './ingest/index-identity.js';
 import { createRetriever } from './search/retriever.js';
 import type { Retriever } from './search/search-types.js';
-import { calibrationFor } from './search/scope-check.js';
+import type { ScopeCalibration } from './search/scope-check.js';
+import { readScopeFit } from './search/scope-fit.js';
 import { createThesaurus, parseSynonymsFile, type Thesaurus } from './text/synonyms.js';
 import { DocsChatError } from './errors.js';
+import { retrievalProfileFor } from './profile/retrieval-profile.js';
+import { indexProfileHashes, readProfileHashes, staleProfileError, staleProfileParts } from './profile/index-profile.js';
 
 export function createVectorStoreFromConfig(config: CoreConfig): VectorStore {
   if (config.store.backend === 'qdrant') {
@@ -33,12 +37,21 @@ export function createVectorStoreFromConfig(config: CoreConfig): VectorStore {
   return createEmbeddedStore({ dataDir: config.dataDir, collection: config.store.collection });
 }
 
-export function createEmbedderFromConfig(config: CoreConfig): Embedder {
-  return createEmbedder(config.embedder);
+/**
+ * The configured embedder. A neural embedder for searching gets one worker
+ * thread unless EMBEDDING_THREADS says otherwise (a question is one short
+ * inference, and each thread holds its own copy of the model); an ingest gets
+ * one per core.
+ */
+export function createEmbedderFromConfig(config: CoreConfig, purpose: 'ingest' | 'search' = 'ingest'): Embedder {
+  const threads = config.embedder.threads ?? (purpose === 'search' ? 1 : undefined);
+  return createEmbedder({ ...config.embedder, ...(threads ? { threads } : {}) });
 }
 
 export type RunIngestOptions = Omit<IngestOptions, 'docsDir' | 'routeBasePath' | 'permalinksFile'> & {
   docsDir?: string;
+  /** Where document embeddings are cached (default `${DATA_DIR}/embedding-cache`); evaluations share one across throwaway indexes. */
+  embeddingCacheDir?: string;
 };
 
 /** Runs an incremental ingest with the configured providers. */
@@ -47,11 +60,13 @@ export async function runIngest(config: CoreConfig, options: RunIngestOptions = 
   const store = createVectorStoreFromConfig(config);
   const embedding = createEmbeddingPipeline({
     embedder,
-    cache: createFileEmbeddingCache({ directory: path.join(config.dataDir, 'embedding-cache'), embedder }),
+    cache: createFileEmbeddingCache({ directory: options.embeddingCacheDir ?? path.join(config.dataDir, 'embedding-cache'), embedder }),
+    // Keep every worker thread of a local model busy, and a remote provider at its usual two batches.
+    concurrency: Math.max(2, config.embedder.threads ?? (embedder.provider === 'neural' ? defaultNeuralThreads() : 2)),
   });
   try {
     return await ingestDocs(
-      { store, embedder, embedding, dataDir: config.dataDir },
+      { store, embedder, embedding, dataDir: config.dataDir, profile: retrievalProfileFor(embedder.provider, config.profileOverrides), thesaurus: await loadThesaurus(config) },
       {
         ...options,
         docsDir: options.docsDir ?? config.docsDir,
@@ -60,7 +75,7 @@ export async function runIngest(config: CoreConfig, options: RunIngestOptions = 
       },
     );
   } finally {
-    await store.close();
+    await Promise.all([store.close(), embedder.close?.()]);
   }
 }
 
@@ -94,11 +109,21 @@ export interface OpenedRetrieval {
 export async function openRetrieval(config: CoreConfig, options: { requireIndex?: boolean } = {}): Promise<OpenedRetrieval> {
   // Read first: a bad synonyms file stops here, before anything is opened.
   const thesaurus = await loadThesaurus(config);
-  const embedder = createEmbedderFromConfig(config);
+  const embedder = createEmbedderFromConfig(config, 'search');
   const store = createVectorStoreFromConfig(config);
   const meta = await store.readMeta();
+  const profile = retrievalProfileFor(embedder.provider, config.profileOverrides);
   if (meta) {
-    checkIndexMeta(meta, buildIndexMeta(embedder), `in ${store.backend} (${store.collection})`);
+    const where = `in ${store.backend} (${store.collection})`;
+    try {
+      checkIndexMeta(meta, buildIndexMeta(embedder), where);
+      const stale = staleProfileParts(readProfileHashes(meta.extra), indexProfileHashes(profile));
+      if (stale.length === 0 && readScopeFit(meta.extra) === null) stale.push('its out-of-scope thresholds were never fitted');
+      if (stale.length > 0) throw staleProfileError(where, stale);
+    } catch (error) {
+      await Promise.all([store.close(), embedder.close?.()]);
+      throw error;
+    }
   } else if (options.requireIndex ?? true) {
     await store.close();
     throw new DocsChatError('index_missing', `No index found in ${store.backend} (${store.collection}).`, {
@@ -106,8 +131,29 @@ export async function openRetrieval(config: CoreConfig, options: { requireIndex?
     });
   }
   const embedding = createEmbeddingPipeline({ embedder });
-  // SCOPE_MIN_* override the thresholds calibrated for the embedder (fitted on an admin's own golden set).
-  const calibration = { ...calibrationFor(embedder), ...config.scope };
-  const retriever = createRetriever({ store, embedding, calibration, thesaurus });
-  return { retriever, store, embedder, close: () => store.close() };
+  if (embedder.provider === 'neural' && meta) {
+    // Load the model now: a damaged model stops start-up with its fix, and the first reader does not wait for it.
+    try {
+      await embedding.embedQuery('docs-chat start-up check');
+    } catch (error) {
+      await Promise.all([store.close(), embedder.close?.()]);
+      throw error;
+    }
+  }
+  // SCOPE_MIN_* override the thresholds fitted on this index at ingest (an admin's own golden set may say better).
+  const fit = readScopeFit(meta?.extra);
+  const calibration: ScopeCalibration = {
+    minVocabulary: config.scope.minVocabulary ?? fit?.minVocabulary ?? 0,
+    minEvidence: config.scope.minEvidence ?? fit?.minEvidence ?? 0,
+    minDense: config.scope.minDense ?? fit?.minDense ?? 0,
+  };
+  const retriever = createRetriever({ store, embedding, calibration, thesaurus, profile });
+  return {
+    retriever,
+    store,
+    embedder,
+    close: async () => {
+      await Promise.all([store.close(), embedder.close?.()]);
+    },
+  };
 }

@@ -31,7 +31,7 @@ describe('createEmbedder', () => {
 
   it('names the valid providers when the configured one is unknown', () => {
     expect(() => createEmbedder({ provider: 'cohere' as 'local' })).toThrow(
-      expect.objectContaining({ code: 'config_invalid', hint: expect.stringContaining('gemini, openai or local') }),
+      expect.objectContaining({ code: 'config_invalid', hint: expect.stringContaining('neural, local, gemini or openai') }),
     );
   });
 });

@@ -14,7 +14,7 @@ export interface EmbedRequest {
 }
 
 export interface Embedder {
-  /** `gemini` | `openai` | `local` */
+  /** `gemini` | `openai` | `local` | `neural` */
   readonly provider: string;
   readonly model: string;
   readonly dimensions: number;
@@ -22,4 +22,6 @@ export interface Embedder {
   readonly maxBatchSize: number;
   /** Returns one L2-normalised vector per text, in order. Throws DocsChatError. */
   embed(request: EmbedRequest): Promise<Float32Array[]>;
+  /** Releases what the provider holds (the neural embedder's worker threads); absent when there is nothing to release. */
+  close?(): Promise<void>;
 }

@@ -5,8 +5,8 @@
  * Providers stay small because this is written once, here.
  */
 import { createHash } from 'node:crypto';
-import { DocsChatError, throwIfAborted } from '../errors.js';
-import { withRetries } from '../retry.js';
+import { DocsChatError, isDocsChatError, throwIfAborted } from '../errors.js';
+import { isRetryableError, withRetries } from '../retry.js';
 import type { RetryAttemptInfo, RetryOptions } from '../retry.js';
 import type { Embedder } from './embedder.js';
 import type { EmbeddingCache } from './embedding-cache.js';
@@ -99,6 +99,9 @@ export function createEmbeddingPipeline(options: EmbeddingPipelineOptions): Embe
       {
         ...policy,
         ...(signal ? { signal } : {}),
+        // A full local queue is the server's own overload: a question is refused at once (HTTP 503 with
+        // retry-after) rather than retried into the queue; an ingest waits its turn like any other retry.
+        isRetryable: (error) => isRetryableError(error) && !(task === 'query' && isDocsChatError(error) && error.code === 'service_busy'),
         onRetry: (info) => {
           stats.retries += 1;
           options.onRetry?.({ ...info, task });

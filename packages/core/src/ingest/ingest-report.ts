@@ -1,3 +1,5 @@
+import type { ScopeFit } from '../search/scope-fit.js';
+
 /** What an ingest did, printed by the CLI and returned by `POST /admin/ingest`. */
 export interface IngestReport {
   docsDir: string;
@@ -20,11 +22,13 @@ export interface IngestReport {
   };
   chunks: { added: number; updated: number; deleted: number; unchanged: number; total: number };
   embedding: { calls: number; texts: number; cacheHits: number };
+  /** The out-of-scope thresholds fitted on this index, when the run re-fitted them. */
+  scopeFit?: ScopeFit;
   durationMs: number;
 }
 
 export interface IngestProgress {
-  phase: 'scan' | 'parse' | 'embed' | 'write' | 'done';
+  phase: 'scan' | 'parse' | 'embed' | 'write' | 'fit' | 'done';
   done: number;
   total: number;
 }
@@ -38,6 +42,13 @@ export function formatIngestReport(report: IngestReport): string {
     `Embedding calls: ${report.embedding.calls} (${report.embedding.texts} texts embedded, ${report.embedding.cacheHits} from cache).`,
     `Duration: ${(report.durationMs / 1000).toFixed(2)} s.`,
   ];
+  if (report.scopeFit) {
+    const fit = report.scopeFit;
+    lines.push(
+      `Out-of-scope thresholds fitted on this index: vocabulary ${fit.minVocabulary}, evidence ${fit.minEvidence}, dense ${fit.minDense} ` +
+        `(refuse ${fit.offTopicRefused} of ${fit.fittedOn.offTopic} off-topic questions, keep ${fit.pseudoKept} of ${fit.fittedOn.pseudoQuestions} made from the docs).`,
+    );
+  }
   for (const skipped of report.files.skipped) lines.push(`  skipped ${skipped.file}: ${skipped.reason}`);
   for (const failed of report.files.failed) lines.push(`  FAILED ${failed.file}: ${failed.reason}`);
   if (report.files.fallbackParsed.length > 0) {

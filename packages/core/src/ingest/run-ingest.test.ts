@@ -29,7 +29,7 @@ describe('incremental ingest', () => {
     workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-ingest-'));
     docsDir = path.join(workDir, 'docs');
     await writePages(docsDir, PAGES);
-    env = { DATA_DIR: path.join(workDir, 'data') };
+    env = { DATA_DIR: path.join(workDir, 'data'), EMBEDDING_PROVIDER: 'local' };
   });
   afterEach(async () => {
     await fs.rm(workDir, { recursive: true, force: true });

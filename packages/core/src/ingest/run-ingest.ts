@@ -25,6 +25,11 @@ import { acquireIngestLock } from './ingest-lock.js';
 import { listDocsFiles, loadPermalinks } from './docs-files.js';
 import type { IngestProgress, IngestReport } from './ingest-report.js';
 import { buildIndexMeta, checkIndexMeta } from './index-identity.js';
+import { retrievalProfileFor, type DenseProfile, type RetrievalProfile } from '../profile/retrieval-profile.js';
+import { indexProfileHashes, readProfileHashes } from '../profile/index-profile.js';
+import { createRetriever } from '../search/retriever.js';
+import { fitScopeThresholds, readScopeFit, type ScopeFit } from '../search/scope-fit.js';
+import type { Thesaurus } from '../text/synonyms.js';
 
 /** What the ingest needs from the embedding layer (batching, retries and cache live there). */
 export interface DocumentEmbedding {
@@ -32,6 +37,8 @@ export interface DocumentEmbedding {
     items: { hash: string; text: string; title: string }[],
     options?: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void },
   ): Promise<Float32Array[]>;
+  /** Question vectors, to fit the out-of-scope thresholds on the new index. */
+  embedQuery(text: string, options?: { signal?: AbortSignal | undefined }): Promise<Float32Array>;
   readonly stats: { calls: number; texts: number; cacheHits: number };
 }
 
@@ -40,6 +47,10 @@ export interface IngestDependencies {
   embedder: Embedder;
   embedding: DocumentEmbedding;
   dataDir: string;
+  /** The retrieval profile of the embedder (chunking, sparse and dense values); the embedder's default when unset. */
+  profile?: RetrievalProfile;
+  /** The synonym groups search will use (the scope fit asks its questions as search will); the built-in ones when unset. */
+  thesaurus?: Thesaurus;
 }
 
 export interface IngestOptions {
@@ -54,11 +65,22 @@ export interface IngestOptions {
 
 const UPSERT_BATCH = 256;
 /**
- * Bump when parsing or chunking changes what a file turns into: every file's
- * hash changes with it, so the next ingest re-chunks everything (the embedding
- * cache still spares unchanged chunks).
+ * Bump when parsing changes what a file turns into: every file's hash changes
+ * with it, so the next ingest re-chunks everything (the embedding cache still
+ * spares unchanged chunks). Chunking values are in the profile, hashed apart.
  */
-export const CHUNKING_VERSION = 'chunks-v1';
+export const PARSING_VERSION = 'parse-v1';
+
+/**
+ * The text of a chunk its dense vector is made from: the whole chunk (heading
+ * path first), or its first `leadWords` words when the profile says so, since
+ * a neural model's cost grows with the words it reads.
+ */
+export function denseText(chunk: Pick<Chunk, 'indexText'>, dense: DenseProfile): string {
+  if (dense.leadWords <= 0) return chunk.indexText;
+  const words = chunk.indexText.split(/(\s+)/);
+  return words.slice(0, dense.leadWords * 2 - 1).join('');
+}
 
 interface PlannedFile {
   file: string;
@@ -74,6 +96,8 @@ function sha256(input: string | Uint8Array): string {
 export async function ingestDocs(deps: IngestDependencies, options: IngestOptions): Promise<IngestReport> {
   const started = performance.now();
   const { store, embedder, embedding } = deps;
+  const profile = deps.profile ?? retrievalProfileFor(embedder.provider);
+  const hashes = indexProfileHashes(profile);
   const rebuild = options.rebuild ?? false;
   const dryRun = options.dryRun ?? false;
   const routeBasePath = options.routeBasePath ?? '/docs';
@@ -115,7 +139,8 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
       }
       const permalink = permalinks.get(file);
       // The hash covers everything that shapes the chunks, not only the bytes.
-      const fileHash = sha256(`${CHUNKING_VERSION}\0${routeBasePath}\0${permalink ?? ''}\0${sha256(bytes)}`);
+      // ... and every profile value that shapes its chunks and their vectors: changing one re-indexes the file.
+      const fileHash = sha256(`${PARSING_VERSION}\0${hashes.chunking}\0${hashes.sparse}\0${hashes.dense}\0${routeBasePath}\0${permalink ?? ''}\0${sha256(bytes)}`);
       const previous = storedByFile.get(file);
       const status = previous === undefined ? 'added' : previous.fileHash === fileHash ? 'unchanged' : 'modified';
       planned.push({ file, fileHash, status, text: decoded.text });
@@ -135,7 +160,10 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
       try {
         const document = parseDocument({ file: entry.file, text: entry.text, routeBasePath, permalink: permalinks.get(entry.file) });
         if (document.usedFallbackParser) fallbackParsed.push(entry.file);
-        newChunks.push({ entry, chunks: chunkDocument(document, { fileHash: entry.fileHash }) });
+        newChunks.push({
+          entry,
+          chunks: chunkDocument(document, { fileHash: entry.fileHash, maxTokens: profile.chunking.maxTokens, overlapRatio: profile.chunking.overlapRatio }),
+        });
       } catch (error) {
         failed.push({ file: entry.file, reason: (error as Error).message });
       }
@@ -208,7 +236,11 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
     // Embed (cache first), then write.
     const statsBefore = { ...embedding.stats };
     const vectors = await embedding.embedDocuments(
-      toEmbed.map((chunk) => ({ hash: chunk.hash, text: chunk.indexText, title: chunk.title })),
+      toEmbed.map((chunk) => {
+        const text = denseText(chunk, profile.dense);
+        // The cache key follows the text the embedder saw, so a shorter lead never reuses a whole-chunk vector.
+        return { hash: text === chunk.indexText ? chunk.hash : sha256(text), text, title: chunk.title };
+      }),
       { signal: options.signal, onProgress: (done, total) => progress({ phase: 'embed', done, total }) },
     );
     report.embedding = {
@@ -247,14 +279,32 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
     const previousStats = rebuild ? emptyTermStatistics() : readTermStatistics(existingMeta?.extra);
     const anythingChanged = toEmbed.length > 0 || staleIds.length > 0;
     const previousAssociations = rebuild ? null : readTermAssociations(existingMeta?.extra);
-    if (anythingChanged || previousStats === null || previousStats.chunks !== report.chunks.total || previousAssociations === null) {
+    const previousProfile = rebuild ? null : readProfileHashes(existingMeta?.extra);
+    const previousFit = rebuild ? null : readScopeFit(existingMeta?.extra);
+    if (
+      anythingChanged ||
+      previousStats === null ||
+      previousStats.chunks !== report.chunks.total ||
+      previousAssociations === null ||
+      previousProfile?.profile !== hashes.profile ||
+      previousFit === null
+    ) {
       const stats = await updatedTermStatistics(store, previousStats, { added: toEmbed, removed: replacedChunks, total: report.chunks.total, signal: options.signal });
       // Associations depend on every chunk's word order, so they are learned afresh from the whole index.
-      const associations = learnTermAssociations((await allChunks(store, options.signal)).map((chunk) => analyzeTerms(chunk.text)));
-      await store.updateMetaExtra(
-        { ...(existingMeta?.extra ?? {}), termStats: serializeTermStatistics(stats), termAssociations: serializeTermAssociations(associations) },
-        options.signal,
-      );
+      const chunks = await allChunks(store, options.signal);
+      const associations = learnTermAssociations(chunks.map((chunk) => analyzeTerms(chunk.text)));
+      const extra = {
+        ...(existingMeta?.extra ?? {}),
+        termStats: serializeTermStatistics(stats),
+        termAssociations: serializeTermAssociations(associations),
+        profile: hashes,
+      };
+      await store.updateMetaExtra(extra, options.signal);
+      // The thresholds are fitted on the index as search will see it, statistics included.
+      progress({ phase: 'fit', done: 0, total: 1 });
+      const scopeFit = await fitIndexScope({ store, embedding, profile, thesaurus: deps.thesaurus, chunks, signal: options.signal });
+      await store.updateMetaExtra({ ...extra, scopeFit }, options.signal);
+      report.scopeFit = scopeFit;
     }
     await store.commit();
     progress({ phase: 'done', done: points.length, total: points.length });
@@ -263,6 +313,34 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
   } finally {
     await lock?.release();
   }
+}
+
+/** Fits the out-of-scope thresholds on the index just written (search/scope-fit.ts). */
+async function fitIndexScope(input: {
+  store: VectorStore;
+  embedding: DocumentEmbedding;
+  profile: RetrievalProfile;
+  thesaurus: Thesaurus | undefined;
+  chunks: Chunk[];
+  signal: AbortSignal | undefined;
+}): Promise<ScopeFit> {
+  // Thresholds of 0 refuse nothing: the fit reads the raw signals from the explanation.
+  const retriever = createRetriever({
+    store: input.store,
+    embedding: input.embedding,
+    calibration: { minVocabulary: 0, minEvidence: 0, minDense: 0 },
+    profile: input.profile,
+    ...(input.thesaurus ? { thesaurus: input.thesaurus } : {}),
+  });
+  return fitScopeThresholds(
+    input.chunks,
+    async (question) => {
+      const { explanation } = await retriever.search(question, { explain: true, ...(input.signal ? { signal: input.signal } : {}) });
+      const scope = explanation?.scope;
+      return { vocabulary: scope?.vocabulary ?? 0, evidence: (scope?.coverage ?? 0) + (scope?.dense ?? 0), dense: scope?.dense ?? 0 };
+    },
+    input.profile.scope,
+  );
 }
 
 /**

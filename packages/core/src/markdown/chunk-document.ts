@@ -1,7 +1,8 @@
 import { renderFence } from './code-fence.js';
 import type { Chunk, DocumentSection, ParsedDocument, SectionBlock } from './document.js';
 import { sha256Hex, uuidV5 } from './stable-id.js';
-import { countTokens } from './tokens.js';
+import { countTokens } from '../protocol/token-budget.js';
+import { SHARED_PROFILE } from '../profile/retrieval-profile.js';
 
 export interface ChunkOptions {
   /** SHA-256 (hex) of the source file, copied onto every chunk. */
@@ -12,8 +13,9 @@ export interface ChunkOptions {
   overlapRatio?: number;
 }
 
-export const DEFAULT_MAX_TOKENS = 512;
-export const DEFAULT_OVERLAP_RATIO = 0.15;
+/** See `chunking` in retrieval-profile.ts. */
+export const DEFAULT_MAX_TOKENS = SHARED_PROFILE.chunking.maxTokens;
+export const DEFAULT_OVERLAP_RATIO = SHARED_PROFILE.chunking.overlapRatio;
 
 /** A run of blocks that becomes one or more chunks under one heading path. */
 interface ChunkGroup {

@@ -19,6 +19,14 @@ export const MAX_MESSAGE_CHARS = 4000;
 export const MAX_CONTEXT_CHARS = 100_000;
 export const MAX_SELECTION_TOKENS = 2000;
 
+/**
+ * The one message for a highlighted passage cut to the budget: the server's
+ * `selection_truncated` warning, and the widget's banner (as its default text).
+ */
+export function selectionTruncatedMessage(originalTokens: number, maxTokens: number = MAX_SELECTION_TOKENS): string {
+  return `The selection is about ${originalTokens} tokens; only the first ${maxTokens} are used. Select a shorter passage to ask about all of it.`;
+}
+
 export type ChatMode = 'general' | 'selection';
 
 export interface ChatPage {

@@ -4,10 +4,12 @@
  * relevant sources go first; a single source too long for what is left is cut
  * at a paragraph or sentence boundary.
  */
-import { countTokens } from '../markdown/tokens.js';
+import { countTokens } from '../protocol/token-budget.js';
+import { SHARED_PROFILE } from '../profile/retrieval-profile.js';
 import type { AssembledContext, ContextSource, SearchHit } from './search-types.js';
 
-export const DEFAULT_CONTEXT_TOKEN_BUDGET = 3500;
+/** See `context.tokenBudget` in retrieval-profile.ts. */
+export const DEFAULT_CONTEXT_TOKEN_BUDGET = SHARED_PROFILE.context.tokenBudget;
 
 function sourceHeader(number: number, hit: SearchHit): string {
   return `[${number}] ${hit.chunk.headingPath.join(' > ')} (${hit.chunk.url})`;

@@ -8,8 +8,11 @@ import type { VectorStore } from '../stores/vector-store.js';
 import { ingestDocs } from '../ingest/run-ingest.js';
 import { readTermAssociations } from '../text/term-associations.js';
 import { createRetriever } from './retriever.js';
-import { LOCAL_CALIBRATION } from './scope-check.js';
+import type { ScopeCalibration } from './scope-check.js';
 import type { Retriever } from './search-types.js';
+
+/** Thresholds as an admin would set them (SCOPE_MIN_*): these tests are about the rules, not about a fit. */
+const LOCAL_CALIBRATION: ScopeCalibration = { minVocabulary: 0.4, minEvidence: 0.6, minDense: 0 };
 
 // A small handbook for a state library. "interceptor" is only ever used next to
 // "middleware", and Jest is mentioned only as the test runner.

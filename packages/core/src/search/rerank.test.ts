@@ -2,6 +2,7 @@ import { makeChunk } from '../stores/vector-store.conformance.js';
 import type { ChunkPayload, HybridResult } from '../stores/vector-store.js';
 import { emptyTermStatistics, countChunk } from '../text/term-statistics.js';
 import { rerankCandidates } from './rerank.js';
+import { retrievalProfileFor } from '../profile/retrieval-profile.js';
 
 /** A chunk of the `widgets` page: its intro (no heading) or a section under `heading`. */
 function widgetChunk(n: number, heading: string | null, text: string): ChunkPayload {
@@ -30,7 +31,7 @@ describe('re-ranking by headings', () => {
   for (let n = 10; n < 40; n++) countChunk(stats, widgetChunk(n, `Topic ${n}`, 'Other widgets and their options.'), 1);
 
   it('reads a section heading with its page title: "Arguments" of createWidget answers a question about createWidget arguments, above the page intro', () => {
-    const ranked = rerankCandidates('What arguments does createWidget take?', tiedResult([intro, returns, argumentsSection]), stats);
+    const ranked = rerankCandidates('What arguments does createWidget take?', tiedResult([intro, returns, argumentsSection]), stats, retrievalProfileFor('local').ranking);
     expect(ranked.map((candidate) => candidate.payload.heading)).toEqual(['Arguments', 'Return value', null]);
   });
 });

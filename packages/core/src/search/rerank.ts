@@ -15,29 +15,10 @@ import { documentTermCounts, pairIndex, saturatedWeight, termsWithPairs, type Do
 import { hashTerm } from '../text/text-analysis.js';
 import { termIdf } from '../text/term-statistics.js';
 import type { TermStatistics } from '../text/term-statistics.js';
+import type { RankingProfile } from '../profile/retrieval-profile.js';
 
-/**
- * BM25 enters as the square root of its share of the best BM25 score: BM25 has
- * a heavy tail (one chunk repeating a question word scores far above the rest),
- * and the root keeps such a chunk from burying sections the other signals
- * favour. Better than the plain share on all three question sets (redux MRR@5
- * 0.61 -> 0.64), flat between 0.4 and 0.7.
- */
-const SPARSE_EXPONENT = 0.5;
-/**
- * Weight of the heading similarity (0..1): a section whose own heading says
- * what the question asks. A heading is read with its page's title as context
- * ("Arguments" of the createStore page answers a question about createStore's
- * arguments), and a page's intro, which has no heading of its own, gets none:
- * matching the title there counted the page's topic twice (it already weighs
- * in through the page score) and put intros above the sections that answer
- * (MRR@5 +0.02 on redux, +0.05 on typescript-eslint, flat on our own docs).
- */
-const HEADING_WEIGHT = 0.3;
-/** Weight of the page's BM25 (0..1 after dividing by the best page): sections of the page about the topic. */
-const PAGE_WEIGHT = 0.3;
-/** Weight of the dense cosine (divided by the best one): a fuzzier lexical view catching inflections and compounds. */
-const DENSE_WEIGHT = 0.4;
+/** The weights (retrieval-profile.ts, `ranking`): BM25 share ** sparseExponent, heading, page and dense weights. */
+export type RerankWeights = Pick<RankingProfile, 'sparseExponent' | 'headingWeight' | 'pageWeight' | 'denseWeight' | 'denseFloor'>;
 
 export interface RankedCandidate {
   id: string;
@@ -74,7 +55,7 @@ function sectionHeadingSimilarity(queryTerms: Set<string>, queryMass: number, ch
   return Math.max(headingSimilarity(queryTerms, queryMass, heading, idf), headingSimilarity(queryTerms, queryMass, `${chunk.title} ${heading}`, idf));
 }
 
-export function rerankCandidates(query: string, result: HybridResult, stats: TermStatistics | null): RankedCandidate[] {
+export function rerankCandidates(query: string, result: HybridResult, stats: TermStatistics | null, weights: RerankWeights): RankedCandidate[] {
   // Without statistics (an index from before they existed) every term weighs the same.
   const idf = stats ? (term: string) => termIdf(stats, term) : () => 1;
   const queryTerms = termSet(query);
@@ -89,13 +70,15 @@ export function rerankCandidates(query: string, result: HybridResult, stats: Ter
   const bestPage = result.pages[0]?.score ?? 0;
   // A candidate missing from the dense list scored at most the list's last cosine.
   const denseFloor = result.dense[result.dense.length - 1]?.score ?? 0;
+  // Cosines rescaled so the embedder's "unrelated" level is 0 and the best candidate 1.
+  const denseSpan = bestDense - weights.denseFloor;
 
   const scored = result.fused.map((candidate, position) => {
     const score =
-      (bestSparse > 0 ? ((sparse.get(candidate.id) ?? 0) / bestSparse) ** SPARSE_EXPONENT : 0) +
-      HEADING_WEIGHT * sectionHeadingSimilarity(queryTerms, queryMass, candidate.payload, idf) +
-      PAGE_WEIGHT * (bestPage > 0 ? (pages.get(candidate.payload.file) ?? 0) / bestPage : 0) +
-      DENSE_WEIGHT * (bestDense > 0 ? Math.max(dense.get(candidate.id) ?? denseFloor, 0) / bestDense : 0);
+      (bestSparse > 0 ? ((sparse.get(candidate.id) ?? 0) / bestSparse) ** weights.sparseExponent : 0) +
+      weights.headingWeight * sectionHeadingSimilarity(queryTerms, queryMass, candidate.payload, idf) +
+      weights.pageWeight * (bestPage > 0 ? (pages.get(candidate.payload.file) ?? 0) / bestPage : 0) +
+      weights.denseWeight * (denseSpan > 0 ? Math.max((dense.get(candidate.id) ?? denseFloor) - weights.denseFloor, 0) / denseSpan : 0);
     return { candidate, score, position };
   });
   // Ties keep the fused (RRF) order, which both stores make reproducible.

@@ -10,8 +10,11 @@ import { ingestDocs } from '../ingest/run-ingest.js';
 import { readTermStatistics } from '../text/term-statistics.js';
 import { createThesaurus } from '../text/synonyms.js';
 import { createRetriever } from './retriever.js';
-import { LOCAL_CALIBRATION } from './scope-check.js';
+import type { ScopeCalibration } from './scope-check.js';
 import type { Retriever } from './search-types.js';
+
+/** Thresholds as an admin would set them (SCOPE_MIN_*): these tests are about the rules, not about a fit. */
+const LOCAL_CALIBRATION: ScopeCalibration = { minVocabulary: 0.4, minEvidence: 0.6, minDense: 0 };
 
 const fixtureDocs = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__', 'lighthouse-docs');
 
@@ -45,6 +48,17 @@ describe('hybrid retriever on a small corpus', () => {
     const response = await retriever.search('How often should the lens be cleaned?');
     expect(response.hits[0]?.chunk.heading).toBe('Cleaning the lens');
     expect(response.outOfScope).toBe(false);
+  });
+
+  it('answers a question as long as the chat protocol allows (4,000 characters) by what it asks', async () => {
+    const log = Array.from({ length: 120 }, (_, index) => `    at pumpOil (keeper/pump.js:${index + 10}:4)`).join('\n');
+    const question = `The lamp went dark last night and the log shows:\n\nError: wick not found\n${log}\n\nHow often should the lens be cleaned?`.slice(-4000);
+    expect(question.length).toBeGreaterThan(3000);
+    const response = await retriever.search(question, { explain: true });
+    expect(response.hits[0]?.chunk.heading).toBe('Cleaning the lens');
+    expect(response.outOfScope).toBe(false);
+    expect(response.explanation?.condensedQuestion).toContain('How often should the lens be cleaned?');
+    await expect(retriever.search('x'.repeat(4001))).rejects.toMatchObject({ code: 'query_invalid' });
   });
 
   it('finds the section for a paraphrase that shares few words with it and keeps it in scope', async () => {

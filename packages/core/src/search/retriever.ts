@@ -17,28 +17,15 @@ import { createThesaurus, type Thesaurus } from '../text/synonyms.js';
 import { literalSparseHits, rerankCandidates } from './rerank.js';
 import type { AddedTerm, Retriever, SearchHit, SearchOptions, SearchResponse } from './search-types.js';
 import { judgeScope, type ScopeCalibration } from './scope-check.js';
+import { condenseQuestion } from './question-parts.js';
+import { retrievalProfileFor, type RetrievalProfile } from '../profile/retrieval-profile.js';
+import { MAX_MESSAGE_CHARS } from '../protocol/chat-stream.js';
 
-export const MAX_QUERY_CHARS = 2000;
+export const MAX_QUERY_CHARS = MAX_MESSAGE_CHARS;
 const DEFAULT_K = 5;
 const MAX_K = 50;
-/** Candidates taken from each list and re-ranked: deep enough that a good BM25 or dense hit is never cut before re-ranking. */
-const CANDIDATES = 50;
 /** How long term statistics read from the index meta are reused (Qdrant keeps them in a point: one fetch per query would double the round trips). */
 const STATS_TTL_MS = 10_000;
-/**
- * Weight of a learned associate relative to a word of the question (1): high
- * enough to bring in the section that says "middleware" for "interceptor",
- * low enough that the question's own words still decide.
- */
-const EXPANSION_WEIGHT = 0.4;
-/**
- * Weight of a thesaurus synonym (synonyms.ts) of a question word or phrase.
- * Measured on three question sets with the first 41 groups: 0.5 to 0.7 lifted
- * redux MRR@5 0.697 -> 0.705 and typescript-eslint 0.694 -> 0.732 (recall@5
- * 0.80 -> 0.83), docs-site flat; 0.3 did little, and 1 on pages lost
- * typescript-eslint ranking again.
- */
-const SYNONYM_WEIGHT = 0.5;
 
 export interface QueryEmbedding {
   embedQuery(text: string, options?: { signal?: AbortSignal }): Promise<Float32Array>;
@@ -50,6 +37,8 @@ export interface RetrieverOptions {
   calibration: ScopeCalibration;
   /** Synonym groups the question is expanded with; the built-in ones when unset. */
   thesaurus?: Thesaurus;
+  /** Ranking weights and limits; the `local` embedder's profile when unset. */
+  profile?: RetrievalProfile;
 }
 
 export function validateQuery(query: unknown): string {
@@ -84,6 +73,8 @@ export function distinctSections<T extends { payload: Pick<Chunk, 'file' | 'anch
 export function createRetriever(options: RetrieverOptions): Retriever {
   const { store, embedding, calibration } = options;
   const thesaurus = options.thesaurus ?? createThesaurus();
+  const profile = options.profile ?? retrievalProfileFor('local');
+  const { ranking } = profile;
   interface CorpusModel {
     stats: TermStatistics | null;
     associations: TermAssociations | null;
@@ -104,19 +95,21 @@ export function createRetriever(options: RetrieverOptions): Retriever {
 
   return {
     async search(rawQuery: string, searchOptions: SearchOptions = {}): Promise<SearchResponse> {
-      const query = validateQuery(rawQuery);
+      const question = validateQuery(rawQuery);
+      // A long question (pasted logs, code) is searched by what it asks, its error line and its names.
+      const query = condenseQuestion(question, profile.context.maxSearchQueryChars);
       const k = Math.min(Math.max(Math.trunc(searchOptions.k ?? DEFAULT_K), 1), MAX_K);
       throwIfAborted(searchOptions.signal);
       const { stats, associations } = await corpusModel(searchOptions.signal);
       const questionTerms = analyzeTerms(query);
-      const synonyms = thesaurus.expansions(query, SYNONYM_WEIGHT);
-      const learned = expandWords(questionTerms, associations, EXPANSION_WEIGHT);
+      const synonyms = thesaurus.expansions(query, ranking.synonymWeight);
+      const learned = expandWords(questionTerms, associations, ranking.expansionWeight);
       const expansions = new Map(learned);
       for (const [word, weight] of synonyms) expansions.set(word, Math.max(expansions.get(word) ?? 0, weight));
       const dense = await embedding.embedQuery(query, { signal: searchOptions.signal });
       throwIfAborted(searchOptions.signal);
       const sparse = encodeQuerySparse(query, expansions);
-      const candidates = Math.max(CANDIDATES, k);
+      const candidates = Math.max(ranking.candidates, k);
       const result = await store.hybridSearch({
         dense,
         sparse,
@@ -128,13 +121,13 @@ export function createRetriever(options: RetrieverOptions): Retriever {
         filter: searchOptions.filter,
         signal: searchOptions.signal,
       });
-      const ranked = rerankCandidates(query, result, stats);
+      const ranked = rerankCandidates(query, result, stats, ranking);
       const hits: SearchHit[] = distinctSections(ranked)
         .slice(0, k)
         .map((point, index) => ({ rank: index + 1, score: point.score, chunk: point.payload }));
       // The scope check judges the question as written: rank the same candidates on its own words.
-      const literal = expansions.size === 0 ? ranked : rerankCandidates(query, { ...result, sparse: literalSparseHits(query, result, stats) }, stats);
-      const verdict = judgeScope(query, { ...result, fused: literal }, stats, calibration, thesaurus.synonymsOf);
+      const literal = expansions.size === 0 ? ranked : rerankCandidates(query, { ...result, sparse: literalSparseHits(query, result, stats) }, stats, ranking);
+      const verdict = judgeScope(question, { ...result, fused: literal }, stats, calibration, thesaurus.synonymsOf, profile.scope);
       const response: SearchResponse = { hits, outOfScope: hits.length === 0 || verdict.outOfScope, confidence: hits.length === 0 ? 0 : verdict.confidence };
       if (searchOptions.explain) {
         const addedTerms: AddedTerm[] = [...expansions].map(([term, weight]) => ({
@@ -147,7 +140,17 @@ export function createRetriever(options: RetrieverOptions): Retriever {
         response.explanation = {
           questionTerms: [...new Set(questionTerms)],
           addedTerms,
-          scope: { vocabulary, coverage, dense, missingNames, lonelyNames, minVocabulary: calibration.minVocabulary, minEvidence: calibration.minEvidence },
+          scope: {
+            vocabulary,
+            coverage,
+            dense,
+            missingNames,
+            lonelyNames,
+            minVocabulary: calibration.minVocabulary,
+            minEvidence: calibration.minEvidence,
+            minDense: calibration.minDense,
+          },
+          ...(query === question ? {} : { condensedQuestion: query }),
         };
       }
       return response;

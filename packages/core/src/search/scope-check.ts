@@ -21,17 +21,22 @@ import type { HybridResult } from '../stores/vector-store.js';
 import { analyzeTerms } from '../text/text-analysis.js';
 import { wordIdf } from '../text/term-statistics.js';
 import type { TermStatistics } from '../text/term-statistics.js';
+import { SHARED_PROFILE, type ScopeProfile } from '../profile/retrieval-profile.js';
+import { splitQuestion } from './question-parts.js';
 
-/** Thresholds per embedder. */
+/** Thresholds of one index and embedder, fitted at ingest (scope-fit.ts) unless an admin sets them. */
 export interface ScopeCalibration {
   /** Below this vocabulary share the question is out of scope, whatever else matches. */
   minVocabulary: number;
   /** Below this sum of coverage by the best sections and best dense cosine, the question is out of scope too. */
   minEvidence: number;
+  /** Below this best dense cosine too (0 when the embedder's cosine does not tell off-topic questions apart on this index). */
+  minDense: number;
 }
 
-/** How many of the best sections count for coverage: an answer may span a couple of sections. */
-const COVERAGE_SECTIONS = 3;
+/** Counts of the scope profile (retrieval-profile.ts, `scope`). */
+export type ScopeLimits = Pick<ScopeProfile, 'coverageSections' | 'nameContextSections' | 'companionMinIdf'>;
+const DEFAULT_LIMITS: ScopeLimits = SHARED_PROFILE.scope;
 
 export interface ScopeSignals {
   vocabulary: number;
@@ -48,39 +53,43 @@ export interface ScopeSignals {
   lonelyNames: string[];
 }
 
-/** Sections searched for a name together with the question's other words. */
-const NAME_CONTEXT_SECTIONS = 10;
-/** Words rarer than this IDF count as informative companions of a name (common words prove nothing). */
-const COMPANION_MIN_IDF = 2;
 
 /**
  * Acronyms that are ordinary vocabulary in technical writing, not the name of a
  * product the docs might not cover: "out of RAM", "call the API", "a JSON file"
  * say nothing about which tool a question is about.
  */
-const COMMON_ACRONYMS = new Set(
+export const COMMON_ACRONYMS: ReadonlySet<string> = new Set(
   (
     'RAM CPU CPUS GPU API APIS URL URLS URI HTTP HTTPS JSON YAML TOML XML HTML CSV PDF SQL CLI SDK IDE GUI ' +
     'DNS SSH TLS SSL TCP UDP CORS CSRF JWT UUID ASCII UTF ENV EOF FAQ TODO README PR PRS CI CD ETA'
   ).split(' '),
 );
 
-/** Words of the raw question written as names: capitalised after the first word, camelCase, or all caps. */
+/**
+ * Words of the question written as names of things: capitalised after the
+ * first word of a sentence or line, or all caps. Identifiers (`getState`,
+ * `sessionStorage`) and exception names (`TypeError`) are not: a reader quotes
+ * them from code or an error, and they are evidence to search for, not the
+ * name of another product.
+ */
 function nameLikeWords(query: string): string[] {
   const names: string[] = [];
-  for (const sentence of query.split(/[.!?]\s+/)) {
+  for (const sentence of query.split(/[.!?:]\s+|\n+/)) {
     const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'’.-]*/gu) ?? [];
     words.forEach((word, position) => {
       const bare = word.replace(/['’]s$/, '').replace(/[.'’-]+$/, '');
       const capitalisedInside = position > 0 && /^\p{Lu}/u.test(bare);
-      const mixedCase = /\p{Ll}\p{Lu}/u.test(bare);
       const allCaps = bare.length >= 3 && /^[\p{Lu}\p{N}]+$/u.test(bare) && /\p{Lu}/u.test(bare);
       // "I", "I've", "I'm" are capitalised but name nothing.
       if (/^I(['’]|$)/.test(word)) return;
       // Two-letter capitals ("OK", "UI", "JS") are words or too generic to name anything.
       if (bare.length < 3 && /^[\p{Lu}\p{N}]+$/u.test(bare)) return;
       if (COMMON_ACRONYMS.has(bare.replace(/s$/, 'S'))) return;
-      if (capitalisedInside || mixedCase || allCaps) names.push(bare);
+      // An identifier: a capital after a lower-case letter (`getState`, `TypeError`), or a name ending like an exception.
+      if (/\p{Ll}\p{Lu}/u.test(bare) && !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(bare)) return;
+      if (/(Error|Exception|Warning)$/.test(bare)) return;
+      if (capitalisedInside || allCaps) names.push(bare);
     });
   }
   return names;
@@ -97,12 +106,24 @@ export interface ScopeVerdict {
 export type SynonymLookup = (word: string) => readonly string[];
 const noSynonyms: SynonymLookup = () => [];
 
-export function scopeSignals(query: string, result: HybridResult, stats: TermStatistics | null, synonymsOf: SynonymLookup = noSynonyms): ScopeSignals {
+/**
+ * The signals of a question, judged by what it asks: code, stack traces and
+ * log lines pasted into it (question-parts.ts) were searched for, but their
+ * identifiers are neither unknown words nor names of other products.
+ */
+export function scopeSignals(
+  question: string,
+  result: HybridResult,
+  stats: TermStatistics | null,
+  synonymsOf: SynonymLookup = noSynonyms,
+  limits: ScopeLimits = DEFAULT_LIMITS,
+): ScopeSignals {
+  const query = splitQuestion(question).asked;
   const words = [...new Set(analyzeTerms(query))];
   const dense = result.dense[0]?.score ?? 0;
   if (words.length === 0) return { vocabulary: 0, coverage: 0, dense, missingNames: [], lonelyNames: [] };
   const topWords = new Set(
-    result.fused.slice(0, COVERAGE_SECTIONS).flatMap((point) => analyzeTerms(`${point.payload.headingPath.join('\n')}\n${point.payload.text}`)),
+    result.fused.slice(0, limits.coverageSections).flatMap((point) => analyzeTerms(`${point.payload.headingPath.join('\n')}\n${point.payload.text}`)),
   );
   // Without statistics every word weighs the same and "known" means "in the best sections".
   const idf = (word: string) => (stats ? wordIdf(stats, word) : 1);
@@ -125,12 +146,12 @@ export function scopeSignals(query: string, result: HybridResult, stats: TermSta
     return whole !== undefined && !covered(whole);
   });
   const sectionWords = result.fused
-    .slice(0, NAME_CONTEXT_SECTIONS)
+    .slice(0, limits.nameContextSections)
     .map((point) => new Set(analyzeTerms(`${point.payload.headingPath.join('\n')}\n${point.payload.text}`)));
   const lonelyNames = nameLikeWords(query).filter((name) => {
     const whole = analyzeTerms(name)[0];
     if (whole === undefined) return false;
-    const companions = words.filter((word) => word !== whole && idf(word) > COMPANION_MIN_IDF);
+    const companions = words.filter((word) => word !== whole && idf(word) > limits.companionMinIdf);
     const withName = sectionWords.filter((section) => section.has(whole));
     return companions.length > 0 && withName.length > 0 && !withName.some((section) => companions.some((word) => section.has(word)));
   });
@@ -149,40 +170,20 @@ export function judgeScope(
   stats: TermStatistics | null,
   calibration: ScopeCalibration,
   synonymsOf: SynonymLookup = noSynonyms,
+  limits: ScopeLimits = DEFAULT_LIMITS,
 ): ScopeVerdict {
-  const signals = scopeSignals(query, result, stats, synonymsOf);
+  const signals = scopeSignals(query, result, stats, synonymsOf, limits);
   const vocabularyMargin = margin(signals.vocabulary, calibration.minVocabulary);
   const evidenceMargin = margin((signals.coverage + signals.dense) / 2, calibration.minEvidence / 2);
-  const confidence = Math.max(0, Math.min(1, Math.min(vocabularyMargin, evidenceMargin)));
+  const denseMargin = margin(signals.dense, calibration.minDense);
+  const confidence = Math.max(0, Math.min(1, vocabularyMargin, evidenceMargin, denseMargin));
   const outOfScope =
     result.fused.length === 0 ||
     signals.missingNames.length > 0 ||
     signals.lonelyNames.length > 0 ||
     signals.vocabulary < calibration.minVocabulary ||
-    signals.coverage + signals.dense < calibration.minEvidence;
+    signals.coverage + signals.dense < calibration.minEvidence ||
+    signals.dense < calibration.minDense;
   return { outOfScope, confidence: outOfScope ? Math.min(confidence, 0.49) : Math.max(confidence, 0.5), signals };
 }
 
-/**
- * Offline `local` embedder, set from per-question signals on three sets (redux,
- * typescript-eslint, docs-site; see the closing note of the retrieval work):
- * in-scope questions kept >= 0.44 of their vocabulary (out-of-scope: 0 to 0.34
- * when they are about something else entirely), and coverage + cosine >= 0.65
- * (out-of-scope questions about neighbouring tools: 0.59 to 1.2, so this rule
- * only catches the clear ones; names catch most of the rest).
- */
-export const LOCAL_CALIBRATION: ScopeCalibration = { minVocabulary: 0.4, minEvidence: 0.6 };
-
-/**
- * Gemini `gemini-embedding-001`: NOT FITTED (no API key here), a placeholder.
- * Unrelated texts sit around 0.5-0.6 cosine with Gemini against about 0.3 for
- * the local embedder, so the evidence bar is raised by that difference; the
- * lexical rules are the local ones. Admins fit it on their own golden set with
- * `pnpm eval` (its vocabulary and evidence columns) and SCOPE_MIN_VOCABULARY /
- * SCOPE_MIN_EVIDENCE, which override these values (runtime.ts).
- */
-export const GEMINI_CALIBRATION: ScopeCalibration = { minVocabulary: 0.4, minEvidence: 0.6 + 0.35 };
-
-export function calibrationFor(embedder: { provider: string }): ScopeCalibration {
-  return embedder.provider === 'local' ? LOCAL_CALIBRATION : GEMINI_CALIBRATION;
-}

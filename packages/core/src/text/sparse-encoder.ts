@@ -10,37 +10,18 @@
  * recall on real question sets (BM25 alone 0.73 -> 0.80 recall@5 on redux).
  */
 import type { SparseVector } from '../stores/vector-store.js';
-import { ANALYZER_VERSION, analyzeTerms, hashTerm } from './text-analysis.js';
+import { analyzeTerms, hashTerm } from './text-analysis.js';
+import { SHARED_PROFILE } from '../profile/retrieval-profile.js';
 
-const K1 = 1.2;
-const B = 0.75;
-/** Average analysed length of a chunk body; fixed so vectors do not depend on the rest of the corpus. */
-const AVERAGE_LENGTH = 120;
+// BM25 parameters, heading and pair weights, fixed average lengths: see `sparse` in retrieval-profile.ts for each value's source.
+const { k1: K1, b: B, averageLength: AVERAGE_LENGTH, headingWeight: HEADING_WEIGHT, parentHeadingWeight: PARENT_HEADING_WEIGHT, pairWeight: PAIR_WEIGHT, pairBuckets: PAIR_BUCKETS, averagePageLength: AVERAGE_PAGE_LENGTH } =
+  SHARED_PROFILE.sparse;
 /**
- * How many extra occurrences a term of the section's own heading is worth: a
- * heading names what the section answers, and questions echo headings far more
- * often than body sentences (4 beat 2 and 8 on the redux set; flat between 3 and 6).
+ * The sparse vectors' format (what a term index means: hashed stemmed words, pairs in buckets). Only a
+ * format change needs `--rebuild`; a change of the values above is a profile change, and the next ingest
+ * re-encodes every chunk in place.
  */
-const HEADING_WEIGHT = 4;
-/** ... and a term of the page title or parent headings. */
-const PARENT_HEADING_WEIGHT = 1;
-/** Adjacent-word pairs count as one extra term each (weight of a single occurrence). */
-const PAIR_WEIGHT = 1;
-/**
- * Average analysed length of a whole page (words and pairs). Pages of real
- * Docusaurus sites run from a few hundred to a few thousand terms; fixed, like
- * AVERAGE_LENGTH, so a page's vector never depends on the other pages.
- */
-const AVERAGE_PAGE_LENGTH = 1000;
-/**
- * Pairs are hashed into this many buckets rather than the whole 32-bit space:
- * a large site has millions of distinct pairs, and each distinct index costs
- * memory in the store's inverted index. Two pairs sharing a bucket only blur
- * BM25 a little (measured: no loss on three question sets).
- */
-const PAIR_BUCKETS = 1 << 18;
-
-export const SPARSE_ENCODER_VERSION = `bm25-k${K1}-b${B}-avg${AVERAGE_LENGTH}-h${HEADING_WEIGHT}-pairs${PAIR_WEIGHT}x${PAIR_BUCKETS}-page${AVERAGE_PAGE_LENGTH}/${ANALYZER_VERSION}`;
+export const SPARSE_ENCODER_VERSION = 'bm25-words-pairs-v2';
 
 /** A stemmed word or an adjacent pair of them ("form_state"). */
 export function pairTerm(first: string, second: string): string {

@@ -1,15 +1,18 @@
 /**
  * Text analysis shared by the sparse (BM25) encoder and the local embedder:
  * lower-casing, splitting code identifiers, stop words and Porter stemming.
- * Changing anything here changes every sparse vector: bump ANALYZER_VERSION so
- * existing indexes ask for `--rebuild`.
+ * Changing anything here changes every sparse vector: bump ANALYZER_VERSION (or
+ * edit the stop list, which the retrieval profile hashes) and the next ingest
+ * re-encodes every chunk, re-embedding nothing.
  */
 import { stemmer } from 'stemmer';
 
 export const ANALYZER_VERSION = 'analyzer-v1';
 
+
 // A conventional English stop list plus question words that carry no topic.
-const STOP_WORDS = new Set(
+/** The stop list, exported so the retrieval profile can hash it (a change re-encodes every sparse vector). */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a about above after again against all am an and any are aren as at be because been before being below between both ' +
     'but by can cannot could couldn did didn do does doesn doing don down during each few for from further had hadn has ' +

@@ -1,4 +1,10 @@
 /**
+ * Token counting, and cutting a text to a token budget. Shared by the server
+ * and the widget (`@docs-chat/core/token-budget`), so both count and cut a
+ * highlighted passage by one rule. It runs in the browser bundle, whose
+ * bundler does not map `.js` imports to `.ts` files: keep this module free of
+ * imports.
+ *
  * Fast token estimate, close to a BPE tokenizer such as cl100k/o200k on
  * English docs and code, without loading a vocabulary.
  *
@@ -57,4 +63,37 @@ function whitespaceTokens(run: string): number {
   // A run of blank lines is one token; the indentation after the last break is one more.
   const indentation = run.length - run.lastIndexOf('\n') - 1;
   return (newlines > 0 ? 1 : 0) + (indentation > 1 || (newlines === 0 && run.length > 1) ? 1 : 0);
+}
+
+/** A highlighted passage cut to the selection budget. */
+export interface BoundedSelection {
+  text: string;
+  truncated: boolean;
+  /** Tokens of the whole passage (after tidying), before any cut. */
+  originalTokens: number;
+}
+
+/**
+ * Keeps a highlighted passage within `maxTokens`: line endings and trailing
+ * spaces are tidied, and a cut falls on a word boundary and keeps the start of
+ * the passage, which is what the reader saw first. Cutting an already cut
+ * passage changes nothing, so the server never cuts what the widget sent again.
+ * `count` is this module's countTokens unless a caller was handed the same function another way.
+ */
+export function boundSelection(selection: string, maxTokens: number, count: (text: string) => number = countTokens): BoundedSelection {
+  const text = selection.replace(/\r\n?/g, '\n').replace(/[ \t]+\n/g, '\n').trim();
+  const originalTokens = count(text);
+  if (originalTokens <= maxTokens) return { text, truncated: false, originalTokens };
+  // Binary search on the length: the count grows monotonically with the prefix.
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (count(text.slice(0, middle)) <= maxTokens) low = middle;
+    else high = middle - 1;
+  }
+  let cut = text.slice(0, low);
+  const lastSpace = cut.search(/\s\S*$/);
+  if (lastSpace > cut.length * 0.8) cut = cut.slice(0, lastSpace);
+  return { text: cut.trimEnd(), truncated: true, originalTokens };
 }

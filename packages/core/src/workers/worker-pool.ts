@@ -1,0 +1,195 @@
+/**
+ * A small pool of worker threads for CPU-heavy work (model inference), so the
+ * event loop that serves readers never runs it. Tasks wait in one bounded
+ * queue: when it is full the caller gets `service_busy` (retryable) at once,
+ * instead of a queue that grows until every waiting reader times out.
+ *
+ * Workers speak a tiny protocol: the pool posts `{ id, task }`, the worker
+ * answers `{ id, result }` or `{ id, error: { message, code?, hint? } }`; a
+ * worker first posts `{ ready: true }` or `{ ready: false, error }` once it has
+ * loaded what it needs. Workers start lazily, on the first task.
+ */
+import { Worker, type TransferListItem } from 'node:worker_threads';
+import { DocsChatError, type DocsChatErrorCode } from '../errors.js';
+
+export interface WorkerPoolOptions {
+  /** The worker script (plain JavaScript: workers do not inherit a TypeScript loader). */
+  script: URL;
+  /** Data every worker receives as `workerData`. */
+  workerData?: unknown;
+  /** Worker threads (at least 1). */
+  size: number;
+  /** Tasks that may wait for a free worker; more are refused with `service_busy`. */
+  maxQueue: number;
+  /** Names the work in messages ("The neural embedder"). */
+  label: string;
+}
+
+export interface WorkerPool<Task, Result> {
+  /** Runs a task on a free worker; rejects with `service_busy` when the queue is full. */
+  run(task: Task, options?: { signal?: AbortSignal | undefined; transfer?: TransferListItem[] }): Promise<Result>;
+  /** Tasks waiting plus tasks running. */
+  readonly pending: number;
+  readonly size: number;
+  /** Stops every worker; waiting and running tasks reject. */
+  close(): Promise<void>;
+}
+
+interface WorkerError {
+  message: string;
+  code?: DocsChatErrorCode;
+  hint?: string;
+}
+
+interface Job<Task, Result> {
+  task: Task;
+  transfer: TransferListItem[] | undefined;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+interface Slot<Task, Result> {
+  worker: Worker;
+  state: 'starting' | 'ready' | 'gone';
+  job: Job<Task, Result> | null;
+  jobId: number;
+}
+
+function toError(error: WorkerError): DocsChatError {
+  return new DocsChatError(error.code ?? 'embedder_unavailable', error.message, error.hint ? { hint: error.hint } : {});
+}
+
+export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): WorkerPool<Task, Result> {
+  const size = Math.max(1, Math.trunc(options.size));
+  const maxQueue = Math.max(0, Math.trunc(options.maxQueue));
+  const slots: Slot<Task, Result>[] = [];
+  const queue: Job<Task, Result>[] = [];
+  let closed = false;
+  let nextId = 1;
+  /** A worker that failed to load fails every later task the same way: a missing model does not heal by retrying. */
+  let startFailure: DocsChatError | null = null;
+
+  function finish(job: Job<Task, Result>, outcome: { result: Result } | { error: unknown }): void {
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    if ('error' in outcome) job.reject(outcome.error);
+    else job.resolve(outcome.result);
+  }
+
+  function release(slot: Slot<Task, Result>, outcome: { result: Result } | { error: unknown }): void {
+    const job = slot.job;
+    if (!job) return;
+    slot.job = null;
+    // An idle worker must never keep a CLI process alive once its work is done.
+    slot.worker.unref();
+    finish(job, outcome);
+  }
+
+  function failAll(error: unknown): void {
+    for (const job of queue.splice(0)) finish(job, { error });
+    for (const slot of slots) release(slot, { error });
+  }
+
+  function startWorker(): void {
+    // Referenced while it loads: it starts because a task waits, and the process must live to run it.
+    const worker = new Worker(options.script, { workerData: options.workerData });
+    const slot: Slot<Task, Result> = { worker, state: 'starting', job: null, jobId: 0 };
+    slots.push(slot);
+    worker.on('message', (message: { ready?: boolean; id?: number; result?: Result; error?: WorkerError }) => {
+      if (message.ready !== undefined) {
+        if (message.ready) {
+          slot.state = 'ready';
+          dispatch();
+          if (slot.job === null) worker.unref();
+        } else {
+          startFailure = toError(message.error ?? { message: `${options.label} failed to start.` });
+          failAll(startFailure);
+          void worker.terminate();
+        }
+        return;
+      }
+      if (message.id !== slot.jobId) return;
+      release(slot, message.error ? { error: toError(message.error) } : { result: message.result as Result });
+      dispatch();
+    });
+    worker.on('error', (error) => {
+      release(slot, {
+        error: new DocsChatError('embedder_unavailable', `${options.label} stopped: ${error.message}`, {
+          hint: 'Try again; if it keeps happening the machine may be short of memory (see the server log).',
+          retryable: true,
+          cause: error,
+        }),
+      });
+    });
+    worker.on('exit', () => {
+      slot.state = 'gone';
+      slots.splice(slots.indexOf(slot), 1);
+      release(slot, { error: new DocsChatError('embedder_unavailable', `${options.label} exited while working.`, { retryable: true }) });
+      // A crashed worker is replaced by the next dispatch, unless loading itself fails.
+      if (!closed && startFailure === null) dispatch();
+    });
+  }
+
+  function dispatch(): void {
+    if (closed || startFailure) return;
+    for (;;) {
+      const job = queue[0];
+      if (!job) return;
+      const slot = slots.find((candidate) => candidate.state === 'ready' && candidate.job === null);
+      if (!slot) {
+        const starting = slots.filter((candidate) => candidate.state === 'starting').length;
+        if (slots.length < size && starting < queue.length) startWorker();
+        return;
+      }
+      queue.shift();
+      slot.job = job;
+      slot.jobId = nextId++;
+      slot.worker.ref();
+      slot.worker.postMessage({ id: slot.jobId, task: job.task }, job.transfer ?? []);
+    }
+  }
+
+  return {
+    size,
+    get pending() {
+      return queue.length + slots.filter((slot) => slot.job !== null).length;
+    },
+    run(task, runOptions = {}) {
+      const { signal, transfer } = runOptions;
+      if (closed) return Promise.reject(new DocsChatError('embedder_unavailable', `${options.label} is shut down.`));
+      if (startFailure) return Promise.reject(startFailure);
+      if (signal?.aborted) return Promise.reject(new DocsChatError('aborted', 'The request was cancelled.'));
+      // The first `size` tasks go to workers (running, or as soon as a worker is up); beyond them `maxQueue` may wait.
+      const running = slots.filter((slot) => slot.job !== null).length;
+      if (running + queue.length >= size + maxQueue) {
+        return Promise.reject(
+          new DocsChatError('service_busy', `${options.label} is busy: ${Math.max(0, running + queue.length - size)} tasks are already waiting.`, {
+            hint: 'Try again in a moment. An admin can give it more threads (EMBEDDING_THREADS) on a machine with more cores.',
+            retryable: true,
+            retryAfterMs: 1000,
+          }),
+        );
+      }
+      return new Promise<Result>((resolve, reject) => {
+        const job: Job<Task, Result> = { task, transfer, resolve, reject, signal, onAbort: undefined };
+        if (signal) {
+          // A running inference cannot be interrupted; an abort frees the caller and drops a waiting task.
+          job.onAbort = () => {
+            const waiting = queue.indexOf(job);
+            if (waiting !== -1) queue.splice(waiting, 1);
+            reject(new DocsChatError('aborted', 'The request was cancelled.'));
+          };
+          signal.addEventListener('abort', job.onAbort, { once: true });
+        }
+        queue.push(job);
+        dispatch();
+      });
+    },
+    async close() {
+      closed = true;
+      failAll(new DocsChatError('embedder_unavailable', `${options.label} is shut down.`));
+      await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    },
+  };
+}
