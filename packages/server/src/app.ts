@@ -10,7 +10,7 @@ import { CHAT_PROTOCOL_HEADER } from '@docs-chat/core/protocol';
 import { ChatService, type RetrievalHandle } from './chat/chat-service.js';
 import { type ConversationGateway, describeError } from './chat/conversation-gateway.js';
 import type { ServerSettings } from './config.js';
-import type { AssembleContext, CountTokens, RunIngest, VectorStore } from './core-api.js';
+import type { AssembleContext, CountTokens, Embedder, RunIngest, VectorStore } from './core-api.js';
 import type { LlmCheck } from './health/health-check.js';
 import { errorResponseBody, HttpError, toHttpError } from './http-errors.js';
 import type { ChatModel } from './llm/chat-model.js';
@@ -26,6 +26,8 @@ import { StreamTracker } from './plugins/stream-tracker.js';
 /** The retriever and the store it reads; the admin ingest may replace both. */
 export interface OpenRetrieval extends RetrievalHandle {
   store: Pick<VectorStore, 'backend' | 'collection' | 'status'>;
+  /** What embeds the questions (shown by /health). */
+  embedder?: Pick<Embedder, 'provider' | 'model' | 'dimensions'>;
 }
 
 export interface AppDependencies {
@@ -113,6 +115,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   await app.register(healthRoutes, {
     sources: {
       vectorStore: () => deps.retrieval.store,
+      embedder: () => deps.retrieval.embedder,
       conversations: deps.conversations,
       llm: deps.llmCheck,
       activeStreams: () => streams.size,

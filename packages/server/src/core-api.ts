@@ -11,6 +11,7 @@ export type {
   Chunk,
   ContextSource,
   CoreConfig,
+  Embedder,
   OpenedRetrieval,
   Retriever,
   SearchExplanation,
@@ -41,6 +42,7 @@ export type RunIngest = (options: IngestRequestOptions) => Promise<unknown>;
 export {
   acquireIngestLock,
   assembleContext,
+  boundSelection,
   countTokens,
   DocsChatError,
   isDocsChatError,

@@ -8,3 +8,5 @@ export { ConversationGateway } from './chat/conversation-gateway.js';
 export { HTTP_ERRORS, HttpError, type HttpErrorCode, type ErrorResponseBody } from './http-errors.js';
 export type { HealthReport, LlmCheck } from './health/health-check.js';
 export { withRetrievalCache } from './retrieval-cache.js';
+export { classifyQuestion, type QuestionIntent } from './llm/extractive/question-intent.js';
+export { citedNumbers } from './chat/cited-sources.js';

@@ -105,7 +105,7 @@ describe('start-up', () => {
     });
   });
 
-  it('answers with the extractive model, saying no language model is configured, when no key is set', async () => {
+  it('answers with quotes from the docs when no key is set, and tells the admin in the start-up log, not the reader', async () => {
     const logs = new LogCapture();
     const config = loadConfig({ ...index.env, PORT: '0', HOST: '127.0.0.1' });
     expect(config.server.llm.provider).toBe('extractive');
@@ -119,8 +119,12 @@ describe('start-up', () => {
       const body = (await response.json()) as { answer: string; sources: unknown[] };
       expect(response.status).toBe(200);
       expect(body.answer).toMatch(/Install the package from npm/);
-      expect(body.answer).toMatch(/no language model/i);
+      expect(body.answer).toMatch(/^From the docs/);
+      expect(body.answer).not.toMatch(/language model|configured/i);
       expect(body.sources.length).toBeGreaterThan(0);
+      expect(logs.entries()).toContainEqual(
+        expect.objectContaining({ level: 30, msg: expect.stringMatching(/^no language model is configured: answers quote the docs; set GEMINI_API_KEY/) }),
+      );
     } finally {
       await server.close();
     }

@@ -50,7 +50,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     let closeRetrieval = opened.close;
     cleanups.push(() => closeRetrieval());
     const cached = (retriever: OpenedRetrieval['retriever']) => withRetrievalCache(retriever, config.server.retrievalCache);
-    const retrieval: OpenRetrieval = { retriever: cached(opened.retriever), store: opened.store };
+    const retrieval: OpenRetrieval = { retriever: cached(opened.retriever), store: opened.store, embedder: opened.embedder };
 
     const chatModel = createChatModel({
       provider: config.server.llm.provider,
@@ -83,6 +83,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         // A fresh cache goes with the fresh index.
         retrieval.retriever = cached(reopened.retriever);
         retrieval.store = reopened.store;
+        retrieval.embedder = reopened.embedder;
         closeRetrieval = reopened.close;
         await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
       }
@@ -105,12 +106,20 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       {
         url,
         vectorStore: retrieval.store.backend,
+        embedder: retrieval.embedder ? `${retrieval.embedder.provider}/${retrieval.embedder.model}` : undefined,
         conversations: conversations.backend,
         llm: { provider: chatModel.provider, model: chatModel.model, status: llmCheck.status },
         adminRoutes: config.server.adminToken !== undefined,
       },
       'docs-chat server ready',
     );
+    if (chatModel.provider === 'extractive') {
+      // Readers see quotes labelled "From the docs"; the admin learns here (and in /health) why, and how to change it.
+      logger.info(
+        { llm: { provider: chatModel.provider } },
+        'no language model is configured: answers quote the docs; set GEMINI_API_KEY (or LLM_PROVIDER=openai) for written answers',
+      );
+    }
     let closing: Promise<void> | undefined;
     return {
       app,

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   MAX_SELECTION_TOKENS,
+  selectionTruncatedMessage,
   type ChatMode,
   type ChatRequest,
   type ChatStreamEvent,
@@ -19,6 +20,7 @@ import {
   type WarningEvent,
 } from '@docs-chat/core/protocol';
 import type { AssembleContext, AssembledContext, ContextSource, CountTokens, Retriever, SearchResponse } from '../core-api.js';
+import { boundSelection, isDocsChatError } from '../core-api.js';
 import type { MessageStatus } from '../conversations/conversation-store.js';
 import type { ChatModel, ChatModelRequest, ChatTurn } from '../llm/chat-model.js';
 import { isLlmError } from '../llm/chat-model.js';
@@ -26,7 +28,6 @@ import { generalSystemPrompt, OUT_OF_SCOPE_ANSWER, selectionSystemPrompt } from 
 import { sourcesUsedByAnswer } from './cited-sources.js';
 import { type ConversationGateway, describeError, type ServerLogger } from './conversation-gateway.js';
 import { retrievalQuery } from './follow-up-query.js';
-import { boundSelection } from './selection-text.js';
 import { detectSmallTalk, smallTalkReply } from './small-talk.js';
 
 /** Chunks retrieved per question. */
@@ -205,12 +206,16 @@ export class ChatService {
       };
       await this.saveAnswer(turn, answer);
       if (!aborted) {
-        yield {
-          type: 'error',
-          code: 'search_unavailable',
-          message: 'The documentation index cannot be searched right now; please try again shortly.',
-          retryable: true,
-        };
+        // The neural embedder's queue is full: the server is busy, not broken (HTTP 503 with retry-after).
+        const busy = isDocsChatError(searched.error) && searched.error.code === 'service_busy';
+        yield busy
+          ? { type: 'error', code: 'busy', message: BUSY_MESSAGE, retryable: true }
+          : {
+              type: 'error',
+              code: 'search_unavailable',
+              message: 'The documentation index cannot be searched right now; please try again shortly.',
+              retryable: true,
+            };
       } else if (isShutdown(turn.signal)) {
         yield shutdownEvent();
       }
@@ -256,6 +261,7 @@ export class ChatService {
   }
 
   private async *answerSelection(turn: Turn): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    // The widget's rule too (one rule, one message): a passage it already cut is not cut again.
     const bounded = boundSelection(turn.request.context ?? '', MAX_SELECTION_TOKENS, this.deps.countTokens);
     await this.saveQuestion(turn);
     yield* this.openingEvents(turn);
@@ -263,7 +269,7 @@ export class ChatService {
       yield {
         type: 'warning',
         code: 'selection_truncated',
-        message: `The highlighted text is about ${bounded.originalTokens} tokens; only its first ${MAX_SELECTION_TOKENS} were used. Highlight a shorter passage to ask about the rest.`,
+        message: selectionTruncatedMessage(bounded.originalTokens),
       };
     }
     yield* this.streamModel(

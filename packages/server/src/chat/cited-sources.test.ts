@@ -12,6 +12,11 @@ describe('the sources an answer used', () => {
     expect(citedNumbers('See [3]. Also [1][3] and [2, 1].')).toEqual([3, 1, 2]);
   });
 
+  it('does not read brackets inside code, escaped brackets or link texts as citations, as the widget does not', () => {
+    const answer = 'Use `items[3]` here [2].\n\n```js\nconst first = list[1];\n```\n\nA literal \\[3] and [1](https://example.com).';
+    expect(citedNumbers(answer)).toEqual([2]);
+  });
+
   it('keeps only the cited sources when the answer cites', () => {
     expect(sourcesUsedByAnswer('Use the option [2].', numbered).map((entry) => entry.file)).toEqual(['doc-2.md']);
   });

@@ -8,6 +8,7 @@ const PHASE_LABELS: Record<IngestProgress['phase'], string> = {
   parse: 'Chunking',
   embed: 'Embedding',
   write: 'Writing ',
+  fit: 'Fitting ',
   done: 'Done    ',
 };
 
@@ -22,6 +23,29 @@ function progressBar(stream: NodeJS.WriteStream): (progress: IngestProgress) => 
     const filled = Math.round(ratio * width);
     stream.write(`\r${PHASE_LABELS[progress.phase]} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${progress.done}/${progress.total}   `);
     if (progress.phase === 'done') stream.write('\n');
+  };
+}
+
+/**
+ * Progress for a log or a pipe (CI, docker logs): one plain line when a phase
+ * starts and at every quarter of a long phase, instead of a redrawn bar.
+ */
+function progressLines(stream: NodeJS.WritableStream): (progress: IngestProgress) => void {
+  let phase: IngestProgress['phase'] | null = null;
+  let quarter = 0;
+  return (progress) => {
+    if (progress.phase !== phase) {
+      phase = progress.phase;
+      quarter = 0;
+      if (phase !== 'done') stream.write(`${PHASE_LABELS[phase].trim()} ${progress.done}/${progress.total}\n`);
+      return;
+    }
+    if (progress.total < 100) return;
+    const reached = Math.floor((4 * progress.done) / progress.total);
+    if (reached > quarter && reached < 4) {
+      quarter = reached;
+      stream.write(`${PHASE_LABELS[phase].trim()} ${progress.done}/${progress.total}\n`);
+    }
   };
 }
 
@@ -48,13 +72,13 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
   process.once('SIGTERM', onSignal);
   try {
     const config = loadCoreConfig(env);
-    const showProgress = !values.json && process.stderr.isTTY === true;
+    const onProgress = values.json ? undefined : process.stderr.isTTY === true ? progressBar(process.stderr) : progressLines(process.stderr);
     const report = await runIngest(config, {
       docsDir: values.docs ? path.resolve(values.docs) : config.docsDir,
       rebuild: values.rebuild ?? false,
       dryRun: values['dry-run'] ?? false,
       signal: controller.signal,
-      ...(showProgress ? { onProgress: progressBar(process.stderr) } : {}),
+      ...(onProgress ? { onProgress } : {}),
     });
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatIngestReport(report)}\n`);
     return report.files.failed.length > 0 ? 1 : 0;

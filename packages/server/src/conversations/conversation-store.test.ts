@@ -248,6 +248,23 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     expect(messages?.map((message) => message.rating)).toEqual([undefined, 'down']);
   });
 
+  it('takes a rating back when the reader un-presses it: the rating is removed and the conversation shows none', async () => {
+    const { conversationId, ids } = await conversationWith([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'a' },
+    ]);
+    const answerId = ids[1] ?? '';
+    await expect(store.addFeedback({ messageId: answerId, rating: 'up' })).resolves.toBe('stored');
+    await expect(store.addFeedback({ messageId: answerId, rating: null })).resolves.toBe('stored');
+    const rows = await subject.execute<{ rating: string }>('select rating from feedback where message_id = $1', [answerId]);
+    expect(rows).toEqual([]);
+    expect((await store.getConversation(conversationId))?.messages.map((message) => message.rating)).toEqual([undefined, undefined]);
+    // Taking back a rating that is not there is fine (a second click, or a rating that never arrived).
+    await expect(store.addFeedback({ messageId: answerId, rating: null })).resolves.toBe('stored');
+    await expect(store.addFeedback({ messageId: randomUUID(), rating: null })).resolves.toBe('unknown_message');
+    await expect(store.addFeedback({ messageId: ids[0] ?? '', rating: null })).resolves.toBe('unknown_message');
+  });
+
   it('refuses feedback on a message that does not exist or is not an answer', async () => {
     const { ids } = await conversationWith([{ role: 'user', content: 'q' }]);
     await expect(store.addFeedback({ messageId: randomUUID(), rating: 'up' })).resolves.toBe('unknown_message');

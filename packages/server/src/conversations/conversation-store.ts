@@ -66,7 +66,8 @@ export interface FinishedMessage {
 
 export interface NewFeedback {
   messageId: string;
-  rating: 'up' | 'down';
+  /** null takes an earlier rating back (the reader un-pressed the thumb). */
+  rating: 'up' | 'down' | null;
   reason?: string;
 }
 
@@ -90,7 +91,10 @@ export interface ConversationStore {
    * being answered (answer pending or not stored yet) is never part of it, so this may run alongside startTurn.
    */
   recentTurns(conversationId: string, pairs: number): Promise<{ role: 'user' | 'assistant'; content: string }[]>;
-  /** 'unknown_message' when no assistant message has that id. Rating replaces an earlier one for the same message. */
+  /**
+   * 'unknown_message' when no assistant message has that id. A rating replaces an earlier one for the same
+   * message; a null rating removes it ('stored' also when there was none: the outcome the reader wants holds).
+   */
   addFeedback(feedback: NewFeedback): Promise<'stored' | 'unknown_message'>;
   /** Resolves when the database answers within timeoutMs; rejects otherwise. */
   ping(timeoutMs: number): Promise<void>;

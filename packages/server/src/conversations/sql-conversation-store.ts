@@ -228,6 +228,17 @@ export class SqlConversationStore implements ConversationStore {
 
   async addFeedback(feedback: NewFeedback): Promise<'stored' | 'unknown_message'> {
     if (!isUuid(feedback.messageId)) return 'unknown_message';
+    if (feedback.rating === null) {
+      // One statement: remove the rating, and say whether the answer exists at all.
+      const answers = await this.#run('remove feedback', (client) =>
+        client.query(
+          `with removed as (delete from feedback where message_id = $1::uuid)
+           select id from messages where id = $1::uuid and role = 'assistant'`,
+          [feedback.messageId],
+        ),
+      );
+      return answers.length > 0 ? 'stored' : 'unknown_message';
+    }
     const rows = await this.#run('store feedback', (client) =>
       client.query(
         `insert into feedback (message_id, rating, reason)

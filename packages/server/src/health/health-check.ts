@@ -28,6 +28,8 @@ export interface HealthReport {
     vector_store: { status: ServiceStatus; backend: string; collection: string; vectors: number | null; detail?: string };
     postgres: { status: ServiceStatus; backend: string; detail?: string };
     llm: LlmCheck;
+    /** The embedder questions are embedded with (the neural one runs in worker threads), when the server knows it. */
+    embedder?: { provider: string; model: string; dimensions: number };
   };
   timestamp: string;
 }
@@ -36,6 +38,7 @@ export interface HealthSources {
   vectorStore: () => { backend: string; collection: string; status(signal?: AbortSignal): Promise<StoreStatus> };
   conversations: { backend: string; ping(timeoutMs: number): Promise<void> };
   llm: LlmCheck;
+  embedder?: () => { provider: string; model: string; dimensions: number } | undefined;
   activeStreams: () => number;
   timeoutMs: number;
   startedAt: number;
@@ -72,9 +75,15 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
       vector_store: vectorStore,
       postgres,
       llm: sources.llm,
+      ...embedderOf(sources),
     },
     timestamp: new Date().toISOString(),
   };
+}
+
+function embedderOf(sources: HealthSources): { embedder?: { provider: string; model: string; dimensions: number } } {
+  const embedder = sources.embedder?.();
+  return embedder ? { embedder: { provider: embedder.provider, model: embedder.model, dimensions: embedder.dimensions } } : {};
 }
 
 class CheckTimeoutError extends Error {}

@@ -11,7 +11,10 @@ import {
   type MetaEvent,
   type SourcesEvent,
   type WarningEvent,
+  MAX_SELECTION_TOKENS,
+  selectionTruncatedMessage,
 } from '@docs-chat/core/protocol';
+import { boundSelection } from '@docs-chat/core/token-budget';
 import { startOpenAIStandIn } from '@docs-chat/stand-ins';
 import { OUT_OF_SCOPE_ANSWER } from '../chat/chat-prompt.js';
 import { BUSY_MESSAGE } from '../chat/chat-service.js';
@@ -155,6 +158,9 @@ describe('POST /chat in general mode', () => {
   it('answers a question the docs do not cover with the fixed sentence and without calling the model', async () => {
     const reply = await postChat(server.url, { message: 'What is the best recipe for sourdough bread with rye flour?', mode: 'general' });
     expect(answerText(reply.events)).toBe(OUT_OF_SCOPE_ANSWER);
+    // It speaks of the site's docs (a "book" was left over from a book-reading origin).
+    expect(answerText(reply.events)).toMatch(/in these docs/);
+    expect(answerText(reply.events)).not.toMatch(/book/i);
     expect((find(reply.events, 'sources') as SourcesEvent).sources).toEqual([]);
     expect((find(reply.events, 'done') as DoneEvent).finish_reason).toBe('no_answer');
     expect(generateRequests(server)).toHaveLength(0);
@@ -201,7 +207,8 @@ describe('POST /chat in selection mode', () => {
     const reply = await postChat(server.url, { message: 'Summarise this', mode: 'selection', context: passage });
     const warning = find(reply.events, 'warning') as WarningEvent;
     expect(warning.code).toBe('selection_truncated');
-    expect(warning.message).toMatch(/2000/);
+    // Word for word the message the widget shows for its own cut: one rule, one message.
+    expect(warning.message).toBe(selectionTruncatedMessage(boundSelection(passage, MAX_SELECTION_TOKENS).originalTokens));
     const types = reply.events.map((event) => event.type);
     expect(types.indexOf('warning')).toBeLessThan(types.indexOf('token'));
     const system = ((generateRequests(server)[0]?.body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? [])
@@ -209,6 +216,17 @@ describe('POST /chat in selection mode', () => {
       .join('');
     expect(system).toContain('Paragraph 1.');
     expect(system).not.toContain('Paragraph 60.');
+  });
+  it('does not cut again a passage the widget already cut by the same rule, so the reader sees no second warning', async () => {
+    const passage = await fixture('long-passage.txt');
+    const cut = boundSelection(passage, MAX_SELECTION_TOKENS);
+    expect(cut.truncated).toBe(true);
+    const reply = await postChat(server.url, { message: 'Summarise this', mode: 'selection', context: cut.text });
+    expect(reply.events.filter((event) => event.type === 'warning')).toEqual([]);
+    const system = ((generateRequests(server)[0]?.body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? [])
+      .map((part) => part.text)
+      .join('');
+    expect(system).toContain(cut.text.slice(-200));
   });
 });
 

@@ -79,6 +79,21 @@ function describeConversationsOn(backend: string, openStore: () => Promise<{ sto
       expect(resumed.messages[0]?.rating).toBeUndefined();
     });
 
+    it('takes a rating back with "rating": null (200), so the resumed conversation shows none', async () => {
+      const { meta } = await ask('What is a lock?');
+      const rate = (body: unknown) =>
+        fetch(`${server.url}/feedback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await rate({ message_id: meta.message_id, rating: 'up' })).status).toBe(201);
+      const takenBack = await rate({ message_id: meta.message_id, rating: null });
+      expect(takenBack.status).toBe(200);
+      expect(await takenBack.json()).toEqual({ message_id: meta.message_id, rating: null, stored: true });
+      const resumed = (await (await fetch(`${server.url}/conversations/${meta.conversation_id}`)).json()) as ConversationBody;
+      expect(resumed.messages[1]?.id).toBe(meta.message_id);
+      expect(resumed.messages[1]?.rating).toBeUndefined();
+      const unknown = await rate({ message_id: '6f1d2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b', rating: null });
+      expect(unknown.status).toBe(404);
+    });
+
     it('refuses feedback for an unknown answer with 404 and a malformed one with 400', async () => {
       const post = (body: unknown) =>
         fetch(`${server.url}/feedback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -89,7 +104,7 @@ function describeConversationsOn(backend: string, openStore: () => Promise<{ sto
       expect(malformed.status).toBe(400);
       const details = ((await malformed.json()) as { error: { details: string[] } }).error.details.join(' ');
       expect(details).toMatch(/"message_id" must be the UUID/);
-      expect(details).toMatch(/"rating" must be "up" or "down"/);
+      expect(details).toMatch(/"rating" must be "up", "down" or null/);
       expect(details).toMatch(/"reason" must be a string/);
       expect(details).toMatch(/Unknown field "extra"/);
       const notObject = await post([1, 2]);

@@ -1,7 +1,7 @@
 /** `GET /conversations/:id` to resume a conversation and `POST /feedback` to rate an answer. */
 import type { FastifyPluginAsync } from 'fastify';
 import { isUuid, type FinishReason, type SourceRef } from '@docs-chat/core/protocol';
-import { ConversationStoreUnavailableError } from '../conversations/conversation-store.js';
+import { ConversationStoreUnavailableError, type NewFeedback } from '../conversations/conversation-store.js';
 import type { ConversationGateway } from '../chat/conversation-gateway.js';
 import { HttpError } from '../http-errors.js';
 
@@ -59,11 +59,12 @@ export const conversationRoutes: FastifyPluginAsync<ConversationRoutesOptions> =
     const feedback = validateFeedback(request.body);
     const outcome = await unavailableAs503(conversations.run((store) => store.addFeedback(feedback)));
     if (outcome === 'unknown_message') throw new HttpError('message_not_found');
-    return reply.code(201).send({ message_id: feedback.messageId, rating: feedback.rating, stored: true });
+    // 201 for a rating stored; 200 for a rating taken back (`"rating": null`), which creates nothing.
+    return reply.code(feedback.rating === null ? 200 : 201).send({ message_id: feedback.messageId, rating: feedback.rating, stored: true });
   });
 };
 
-function validateFeedback(body: unknown): { messageId: string; rating: 'up' | 'down'; reason?: string } {
+function validateFeedback(body: unknown): NewFeedback {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError('invalid_request', {
       details: ['The body must be a JSON object like {"message_id": "...", "rating": "up"}.'],
@@ -76,15 +77,15 @@ function validateFeedback(body: unknown): { messageId: string; rating: 'up' | 'd
   }
   const { message_id: messageId, rating, reason } = record;
   if (!isUuid(messageId)) problems.push('"message_id" must be the UUID from the "meta" event of the answer being rated.');
-  if (rating !== 'up' && rating !== 'down') problems.push('"rating" must be "up" or "down".');
+  if (rating !== 'up' && rating !== 'down' && rating !== null) problems.push('"rating" must be "up", "down" or null (null takes an earlier rating back).');
   if (reason !== undefined && reason !== null) {
     if (typeof reason !== 'string') problems.push('"reason" must be a string.');
     else if (reason.length > MAX_FEEDBACK_REASON_CHARS) problems.push(`"reason" is ${reason.length} characters; the limit is ${MAX_FEEDBACK_REASON_CHARS}.`);
   }
   if (problems.length > 0) throw new HttpError('invalid_request', { details: problems });
-  const feedback: { messageId: string; rating: 'up' | 'down'; reason?: string } = {
+  const feedback: NewFeedback = {
     messageId: messageId as string,
-    rating: rating as 'up' | 'down',
+    rating: rating as 'up' | 'down' | null,
   };
   if (typeof reason === 'string' && reason.trim().length > 0) feedback.reason = reason.trim();
   return feedback;

@@ -83,6 +83,10 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
         if (isDocsChatError(error) && error.code === 'query_invalid') {
           throw new HttpError('invalid_request', { details: [error.hint ? `${error.message} ${error.hint}` : error.message] });
         }
+        if (isDocsChatError(error) && error.code === 'service_busy') {
+          request.log.warn({ err: describeError(error) }, 'search refused: the embedder queue is full');
+          throw new HttpError('service_busy', { retryAfterSeconds: Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000)) });
+        }
         request.log.error({ err: describeError(error) }, 'search failed');
         throw new HttpError('search_unavailable');
       }

@@ -18,7 +18,7 @@ import { startServer, type RunningServer } from '../server-runtime.js';
 
 export const FIXTURE_DOCS_DIR = fileURLToPath(new URL('../__fixtures__/docs/', import.meta.url));
 
-/** A temporary DATA_DIR holding the fixture docs, ingested with the offline embedder. */
+/** A temporary DATA_DIR holding the fixture docs, ingested with the offline hashing embedder (or the neural one when asked). */
 export interface TestIndex {
   dataDir: string;
   env: Record<string, string>;
@@ -28,9 +28,9 @@ export interface TestIndex {
   remove(): Promise<void>;
 }
 
-export async function createTestIndex(): Promise<TestIndex> {
+export async function createTestIndex(options: { embedder?: 'local' | 'neural' } = {}): Promise<TestIndex> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'docs-chat-server-test-'));
-  const env = { DATA_DIR: dataDir, DOCS_DIR: FIXTURE_DOCS_DIR, EMBEDDING_PROVIDER: 'local', VECTOR_STORE: 'embedded' };
+  const env = { DATA_DIR: dataDir, DOCS_DIR: FIXTURE_DOCS_DIR, EMBEDDING_PROVIDER: options.embedder ?? 'local', VECTOR_STORE: 'embedded' };
   await runIngest(loadCoreConfig(env), {});
   let store: Promise<ConversationStore> | undefined;
   return {
