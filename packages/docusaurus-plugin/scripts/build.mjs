@@ -1,6 +1,8 @@
 // Compiles the plugin to lib/: Docusaurus loads plugin entry points and theme
 // components from JavaScript, so the TypeScript sources are built with tsc and
 // the CSS modules (which tsc ignores) are copied beside the compiled components.
+// lib/theme-without-search-bar is the same theme without SearchBar, for sites
+// that set `search.navbar: false` to keep their own search box (see src/index.ts).
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,3 +30,10 @@ function copyStyles(dir) {
   }
 }
 copyStyles(sourceDir);
+
+const themeDir = join(outputDir, 'theme');
+const searchBarDir = join(themeDir, 'SearchBar');
+cpSync(themeDir, join(outputDir, 'theme-without-search-bar'), {
+  recursive: true,
+  filter: (path) => path !== searchBarDir && !path.startsWith(`${searchBarDir}/`) && !path.startsWith(`${searchBarDir}\\`),
+});

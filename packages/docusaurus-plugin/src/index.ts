@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { LoadContext, Plugin } from '@docusaurus/types';
 import { DOCS_CHAT_PLUGIN_NAME } from './client-settings/docs-chat-settings.js';
@@ -11,17 +13,28 @@ import {
   writePermalinksFile,
   type PermalinksFile,
 } from './permalinks.js';
+import { writeSearchIndex } from './search-index/write-search-index.js';
 
 const packageDir = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
-/** The Docusaurus plugin: a chat widget on every page, plus the permalinks hand-off for the ingest. */
+/**
+ * The compiled theme without the SearchBar component (scripts/build.mjs writes
+ * it): a site that keeps Algolia DocSearch or another search box sets
+ * `search.navbar: false`, and then no component of ours shadows its SearchBar.
+ */
+export const THEME_WITHOUT_SEARCH_BAR = 'theme-without-search-bar';
+
+/**
+ * The Docusaurus plugin: a chat widget on every page, a search box in the navbar, the static
+ * search index written at build, and the permalinks hand-off for the ingest.
+ */
 export default function docsChatPlugin(context: LoadContext, options: PluginOptions): Plugin<void> {
   let permalinks: PermalinksFile | null = null;
   return {
     name: DOCS_CHAT_PLUGIN_NAME,
 
     // Compiled components for the build, TypeScript sources for `swizzle --typescript`.
-    getThemePath: () => join(packageDir, 'lib', 'theme'),
+    getThemePath: () => join(packageDir, 'lib', options.search.navbar ? 'theme' : THEME_WITHOUT_SEARCH_BAR),
     getTypeScriptThemePath: () => join(packageDir, 'src', 'theme'),
 
     configureWebpack(config) {
@@ -34,16 +47,35 @@ export default function docsChatPlugin(context: LoadContext, options: PluginOpti
     },
 
     async allContentLoaded({ allContent }) {
-      if (!options.writePermalinks) return;
+      if (!options.writePermalinks && !options.search.staticIndex) return;
       permalinks = collectPermalinks(allContent, context.siteDir);
-      await writePermalinksFile(join(context.generatedFilesDir, PERMALINKS_GENERATED_PATH), permalinks);
+      if (options.writePermalinks) await writePermalinksFile(join(context.generatedFilesDir, PERMALINKS_GENERATED_PATH), permalinks);
     },
 
-    async postBuild({ outDir }) {
-      if (!options.writePermalinks || permalinks === null) return;
-      await writePermalinksFile(join(outDir, PERMALINKS_BUILD_FILE), permalinks);
+    async postBuild({ outDir, baseUrl }) {
+      if (permalinks === null) return;
+      if (options.writePermalinks) await writePermalinksFile(join(outDir, PERMALINKS_BUILD_FILE), permalinks);
+      if (options.search.staticIndex) await writeStaticSearchIndex(outDir, baseUrl, permalinks);
     },
   };
+}
+
+/** Writes the static search index of the build's docs and says what it holds (build logs are what admins read). */
+async function writeStaticSearchIndex(outDir: string, baseUrl: string, permalinks: PermalinksFile): Promise<void> {
+  if (permalinks.docs.length === 0) {
+    console.warn('[docs-chat] No docs to put in the search index: search in the browser needs @docusaurus/plugin-content-docs (the classic preset has it). Set search.staticIndex to false to skip it.');
+    return;
+  }
+  const { written, skipped } = await writeSearchIndex(outDir, baseUrl, permalinks.docs);
+  for (const { source, reason } of skipped) console.warn(`[docs-chat] Left out of the search index: ${source}: ${reason}.`);
+  if (written === null) {
+    console.warn(`[docs-chat] No search index written: none of the ${permalinks.docs.length} docs has a built page with docs content. Search in the browser will say it is unavailable.`);
+    return;
+  }
+  const gzipKilobytes = gzipSync(await readFile(written.indexFile)).length / 1024;
+  console.log(
+    `[docs-chat] Search index: ${written.manifest.pages} pages, ${written.manifest.sections} sections, ${gzipKilobytes.toFixed(1)} KB gzip (${relative(process.cwd(), written.indexFile)}).`,
+  );
 }
 
 /**
@@ -70,7 +102,7 @@ function themeCommonAliases(existing: unknown): Record<string, string> | null {
 }
 
 export { validateOptions, DEFAULT_OPTIONS, OPTIONS_SCHEMA } from './options.js';
-export type { PluginOptions, Options } from './options.js';
+export type { PluginOptions, Options, SearchOptions } from './options.js';
 export { getSwizzleConfig } from './swizzle-config.js';
 export type { DocsChatSettings } from './client-settings/docs-chat-settings.js';
 export type { PermalinksFile, PermalinkEntry } from './permalinks.js';

@@ -18,9 +18,18 @@ export interface PluginOptions {
   panel: { side: PanelSide; width: number };
   /** Write the build's doc permalinks for the ingest (see permalinks.ts). */
   writePermalinks: boolean;
+  search: SearchOptions;
 }
 
-export type Options = Partial<Omit<PluginOptions, 'panel'>> & { panel?: Partial<PluginOptions['panel']> };
+/** The search box and the static index (see docs/guides/search). */
+export interface SearchOptions {
+  /** The navbar search box (theme component SearchBar); false for a site that keeps Algolia DocSearch or another search. */
+  navbar: boolean;
+  /** Write a static search index at build, so search works in the browser when the server does not answer. */
+  staticIndex: boolean;
+}
+
+export type Options = Partial<Omit<PluginOptions, 'panel' | 'search'>> & { panel?: Partial<PluginOptions['panel']>; search?: Partial<SearchOptions> };
 
 export const MAX_SUGGESTED_QUESTIONS = 3;
 export const MIN_PANEL_WIDTH = 280;
@@ -37,7 +46,11 @@ export const DEFAULT_OPTIONS: Omit<PluginOptions, 'id'> = {
   shortcut: 'mod+i',
   panel: { side: 'right', width: 420 },
   writePermalinks: true,
+  search: { navbar: true, staticIndex: true },
 };
+
+// The chat shortcuts that are the search box's shortcut (client-settings/search-shortcut.ts) on some platform.
+const SEARCH_SHORTCUT_EQUIVALENTS = new Set(['mod+k', 'ctrl+k', 'meta+k']);
 
 // utils-validation is CommonJS: Node's ESM loader cannot see its named exports and
 // Docusaurus' own loader (jiti) has no default export for it, so require it directly.
@@ -113,9 +126,32 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
     .default(DEFAULT_OPTIONS.panel)
     .messages({ 'object.base': '"panel" must be an object with "side" ("left" or "right") and "width" (CSS pixels), e.g. side: "right", width: 420.' }),
   writePermalinks: Joi.boolean().default(DEFAULT_OPTIONS.writePermalinks),
-}).messages({
-  'object.unknown': 'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks.',
-});
+  search: Joi.object({
+    navbar: Joi.boolean().default(DEFAULT_OPTIONS.search.navbar).messages({
+      'boolean.base': '"search.navbar" must be true (docs-chat\'s search box in the navbar) or false (keep the site\'s own search, e.g. Algolia DocSearch).',
+    }),
+    staticIndex: Joi.boolean().default(DEFAULT_OPTIONS.search.staticIndex).messages({
+      'boolean.base': '"search.staticIndex" must be true (write a search index at build, for search without the server) or false.',
+    }),
+  })
+    .default(DEFAULT_OPTIONS.search)
+    .messages({
+      'object.base': '"search" must be an object with navbar and staticIndex, each true or false (e.g. navbar: false for a site that keeps Algolia DocSearch).',
+      'object.unknown': 'Unknown option {#label}: "search" takes navbar and staticIndex.',
+    }),
+})
+  .custom((options: PluginOptions, helpers) => {
+    if (options.search.navbar && options.shortcut !== false && SEARCH_SHORTCUT_EQUIVALENTS.has(options.shortcut.toLowerCase())) {
+      return helpers.message({
+        custom: `"shortcut" ${JSON.stringify(options.shortcut)} is the search box's shortcut (Ctrl+K, ⌘K on macOS): choose another, e.g. "mod+i", or set search.navbar to false.`,
+      });
+    }
+    return options;
+  })
+  .messages({
+    'object.unknown':
+      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks, search.',
+  });
 
 /** Docusaurus calls this with the site's options before the plugin starts. */
 export function validateOptions({ validate, options }: OptionValidationContext<Options | undefined, PluginOptions>): PluginOptions {
@@ -134,5 +170,6 @@ export function toClientSettings(options: PluginOptions): DocsChatSettings {
     contentSelector: options.contentSelector,
     shortcut: options.shortcut === false ? null : options.shortcut.toLowerCase(),
     panel: options.panel,
+    search: { staticIndex: options.search.staticIndex },
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,10 @@ describe('plugin options', () => {
     expect(options).toMatchObject({ serverUrl: 'https://chat.example.com/', panel: { side: 'left', width: 520 }, selectionMode: false });
   });
 
+  it('lets a site without the navbar search use Ctrl+K for the chat', () => {
+    expect(validate({ shortcut: 'mod+k', search: { navbar: false } })).toMatchObject({ shortcut: 'mod+k', search: { navbar: false, staticIndex: true } });
+  });
+
   it('fills in a missing panel width when only the side is given', () => {
     expect(validate({ panel: { side: 'left' } }).panel).toEqual({ side: 'left', width: 420 });
   });
@@ -54,6 +58,10 @@ describe('plugin options', () => {
     ['a panel on the top', { panel: { side: 'top' as 'left' } }, /"panel.side" must be "left" or "right"/],
     ['an empty title', { title: '' }, /"title" must not be empty: remove the option to use the translated default/],
     ['a misspelt option', { serverURL: 'x' } as Options, /Unknown docs-chat option "serverURL": the options are serverUrl/],
+    ['a search option that is not a boolean', { search: { navbar: 'no' as unknown as boolean } }, /"search.navbar" must be true .* or false \(keep the site's own search, e.g. Algolia DocSearch\)/],
+    ['a misspelt search option', { search: { navBar: false } as Options['search'] }, /Unknown option "search.navBar": "search" takes navbar and staticIndex/],
+    ["a chat shortcut that is the search box's", { shortcut: 'mod+k' }, /"shortcut" "mod\+k" is the search box's shortcut \(Ctrl\+K, ⌘K on macOS\): choose another, e.g. "mod\+i", or set search.navbar to false/],
+    ["a chat shortcut that is the search box's on Windows and Linux", { shortcut: 'ctrl+k' }, /is the search box's shortcut/],
   ])('rejects %s with a message that says what to fix', (_case, options, message) => {
     expect(() => validate(options)).toThrow(message);
   });
@@ -73,6 +81,7 @@ describe('plugin options', () => {
       contentSelector: 'main',
       shortcut: 'mod+i',
       panel: { side: 'right', width: 420 },
+      search: { staticIndex: true },
     });
     expect(JSON.stringify(globalData).length).toBeLessThan(400);
   });
@@ -83,15 +92,36 @@ describe('plugin options', () => {
     expect(plugin.getTypeScriptThemePath?.()).toMatch(/docusaurus-plugin[/\\]src[/\\]theme$/);
   });
 
+  it("leaves the site's own SearchBar (Algolia DocSearch, say) in place when the navbar search is turned off", () => {
+    const plugin = docsChatPlugin({ siteDir: '/site', generatedFilesDir: '/g' } as LoadContext, validate({ search: { navbar: false } }));
+    expect(plugin.getThemePath?.()).toMatch(/docusaurus-plugin[/\\]lib[/\\]theme-without-search-bar$/);
+  });
+
   it('declares every theme component safe to wrap, and only the leaf components safe to eject', () => {
     const { components } = getSwizzleConfig();
-    expect(Object.keys(components).sort()).toEqual(['ChatPanel', 'ChatWidget', 'InputBox', 'MessageList', 'Root', 'SelectionMode', 'SourceList']);
+    expect(Object.keys(components).sort()).toEqual([
+      'ChatPanel',
+      'ChatWidget',
+      'InputBox',
+      'MessageList',
+      'OfflineAnswer',
+      'PanelSearch',
+      'Root',
+      'SearchBar',
+      'SearchModal',
+      'SearchResults',
+      'SelectionMode',
+      'SourceList',
+    ]);
     for (const config of Object.values(components)) {
       expect(config.actions.wrap).toBe('safe');
       expect(config.description?.length).toBeGreaterThan(20);
     }
     expect(Object.entries(components).filter(([, config]) => config.actions.eject === 'safe').map(([name]) => name).sort()).toEqual([
       'InputBox',
+      'OfflineAnswer',
+      'SearchBar',
+      'SearchResults',
       'SelectionMode',
       'SourceList',
     ]);
@@ -132,7 +162,7 @@ describe('permalinks hand-off', () => {
   it('writes the file to the generated files during loading and into the build output after the build', async () => {
     const generatedFilesDir = join(siteDir, '.docusaurus');
     const outDir = join(siteDir, 'build');
-    const plugin = docsChatPlugin({ siteDir, generatedFilesDir } as LoadContext, validate({}));
+    const plugin = docsChatPlugin({ siteDir, generatedFilesDir } as LoadContext, validate({ search: { staticIndex: false } }));
     await plugin.allContentLoaded?.({ allContent: allContentFixture('docs-content-with-slugs-and-prefixes.json', siteDir), actions: {} as PluginContentLoadedActions });
     const generated = JSON.parse(await readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8')) as { docs: unknown[] };
     expect(generated.docs).toHaveLength(4);
@@ -145,5 +175,40 @@ describe('permalinks hand-off', () => {
     const plugin = docsChatPlugin({ siteDir, generatedFilesDir } as LoadContext, validate({ writePermalinks: false }));
     await plugin.allContentLoaded?.({ allContent: allContentFixture('docs-content-versioned.json', siteDir), actions: {} as PluginContentLoadedActions });
     await expect(readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('static search index at build', () => {
+  let siteDir: string;
+  beforeEach(async () => {
+    siteDir = await mkdtemp(join(tmpdir(), 'docs-chat-site-'));
+  });
+  afterEach(async () => {
+    await rm(siteDir, { recursive: true, force: true });
+  });
+
+  async function buildWithOnePage(options: Options): Promise<string> {
+    const outDir = join(siteDir, 'build');
+    const plugin = docsChatPlugin({ siteDir, generatedFilesDir: join(siteDir, '.docusaurus') } as LoadContext, validate(options));
+    await plugin.allContentLoaded?.({ allContent: allContentFixture('docs-content-versioned.json', siteDir), actions: {} as PluginContentLoadedActions });
+    await mkdir(join(outDir, 'docs', 'next', 'intro'), { recursive: true });
+    await writeFile(
+      join(outDir, 'docs', 'next', 'intro', 'index.html'),
+      '<html><body><article><div class="theme-doc-markdown markdown"><h1>Introduction</h1><p>Welcome to the docs.</p></div></article></body></html>',
+    );
+    await plugin.postBuild?.({ outDir, baseUrl: '/' } as Parameters<NonNullable<typeof plugin.postBuild>>[0]);
+    return outDir;
+  }
+
+  it('writes the index of the docs under docs-chat/ in the build output', async () => {
+    const outDir = await buildWithOnePage({});
+    const manifest = JSON.parse(await readFile(join(outDir, 'docs-chat', 'search-manifest.json'), 'utf8')) as { index: string; pages: number };
+    expect(manifest.pages).toBe(1);
+    expect(await readFile(join(outDir, 'docs-chat', manifest.index), 'utf8')).toContain('Welcome to the docs.');
+  });
+
+  it('writes no index when the site turns it off', async () => {
+    const outDir = await buildWithOnePage({ search: { staticIndex: false } });
+    await expect(readFile(join(outDir, 'docs-chat', 'search-manifest.json'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 });

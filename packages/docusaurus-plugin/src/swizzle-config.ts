@@ -30,11 +30,31 @@ export function getSwizzleConfig(): SwizzleConfig {
       },
       SelectionMode: {
         actions: { wrap: 'safe', eject: 'safe' },
-        description: 'The "Selection Mode Active" banner with the selected passage and the button to leave selection mode.',
+        description: 'The "Selection mode" banner with the selected passage and the button to leave selection mode.',
       },
       SourceList: {
         actions: { wrap: 'safe', eject: 'safe' },
         description: 'The numbered list of sources under an answer, each linking to the cited section.',
+      },
+      SearchBar: {
+        actions: { wrap: 'safe', eject: 'safe' },
+        description: 'The navbar search button with its Ctrl+K and / shortcuts; it loads the search dialog on first use.',
+      },
+      SearchModal: {
+        actions: { wrap: 'safe', eject: 'unsafe' },
+        description: 'The search dialog: the search box, its results as you type, recent searches and the keyboard handling.',
+      },
+      SearchResults: {
+        actions: { wrap: 'safe', eject: 'safe' },
+        description: 'The results list of a search, grouped by page, with heading paths, highlighted snippets and the "Ask the docs" row.',
+      },
+      PanelSearch: {
+        actions: { wrap: 'safe', eject: 'unsafe' },
+        description: "The chat panel's search mode: the same search results inside the panel.",
+      },
+      OfflineAnswer: {
+        actions: { wrap: 'safe', eject: 'safe' },
+        description: 'Shown in the chat panel when the assistant cannot be reached: says so and lists the sections that match the question.',
       },
     },
   };

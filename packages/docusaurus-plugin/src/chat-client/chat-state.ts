@@ -2,7 +2,8 @@ import type { ChatMode, ChatStreamEvent, FinishReason, SourceRef } from '@docs-c
 import type { ChatClientError, ChatErrorKind } from './chat-errors.js';
 import type { FeedbackRating, StoredConversation } from './conversation-api.js';
 
-export type MessageStatus = 'streaming' | 'complete' | 'stopped' | 'interrupted' | 'error';
+/** 'pending': a resumed answer the server has not finished (still being written, or cut short before the server could mark it). */
+export type MessageStatus = 'streaming' | 'pending' | 'complete' | 'stopped' | 'interrupted' | 'error';
 
 /** One turn of the conversation as the widget shows it. */
 export interface ChatMessage {
@@ -11,8 +12,13 @@ export interface ChatMessage {
   role: 'user' | 'assistant';
   content: string;
   mode: ChatMode;
-  /** Sources of an assistant answer, numbered from 1 in citation order. */
+  /** Sources of an assistant answer: all retrieved ones while it streams, then the ones it cites (see `citedSourcesOnly`). */
   sources: SourceRef[];
+  /**
+   * True once `sources` is the server's final list (the `done` event, or a saved conversation): only the cited
+   * sources, in order of first citation. False or absent: the `sources` event's list, where source n is the n-th.
+   */
+  citedSourcesOnly?: boolean;
   status: MessageStatus;
   /** The server's message id, needed to send feedback. */
   serverId: string | null;
@@ -97,15 +103,18 @@ function applyStreamEvent(state: ChatState, event: ChatStreamEvent): ChatState {
         (message) => ({ ...message, serverId: event.message_id, mode: event.mode ?? message.mode }),
       );
     case 'sources':
-      return updateStreamingAnswer(state, (message) => ({ ...message, sources: event.sources }));
+      return updateStreamingAnswer(state, (message) => ({ ...message, sources: event.sources, citedSourcesOnly: false }));
     case 'token':
       return updateStreamingAnswer(state, (message) => ({ ...message, content: message.content + event.content }));
     case 'warning':
+      // The widget cuts a selection by the server's own rule and says so in the selection banner:
+      // the server's word on the same cut would be a second, redundant warning.
+      if (event.code === 'selection_truncated') return state;
       return updateStreamingAnswer(state, (message) => ({ ...message, warnings: [...message.warnings, event.message] }));
     case 'done': {
       const next = updateStreamingAnswer(state, (message) => ({
         ...message,
-        sources: event.sources.length > 0 || message.sources.length === 0 ? event.sources : message.sources,
+        ...(event.sources.length > 0 || message.sources.length === 0 ? { sources: event.sources, citedSourcesOnly: true } : {}),
         finishReason: event.finish_reason,
         status: event.finish_reason === 'interrupted' ? 'interrupted' : 'complete',
       }));
@@ -116,6 +125,11 @@ function applyStreamEvent(state: ChatState, event: ChatStreamEvent): ChatState {
       // The client rejects right after with a ChatClientError; 'stream-failed' records it.
       return state;
   }
+}
+
+/** A stored message's status as the widget shows it; anything unknown is shown as a finished answer. */
+function resumedStatus(status: string): MessageStatus {
+  return status === 'interrupted' || status === 'error' || status === 'pending' || status === 'stopped' ? status : 'complete';
 }
 
 /** The conversation as a pure reducer, so the hook stays thin and the rules are testable alone. */
@@ -136,7 +150,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         feedback: null,
       };
       const assistant: ChatMessage = { ...user, localId: action.assistantId, role: 'assistant', content: '', status: 'streaming' };
-      return { ...state, messages: [...state.messages, user, assistant], status: 'streaming', error: null, lastQuestion: question };
+      // The previous answer's announcement is over: the live region moves on to this question.
+      return { ...state, messages: [...state.messages, user, assistant], status: 'streaming', error: null, lastQuestion: question, announcement: '' };
     }
     case 'stream-event':
       return applyStreamEvent(state, action.event);
@@ -173,11 +188,12 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           content: stored.content,
           mode: stored.mode === 'selection' ? 'selection' : 'general',
           sources: stored.sources,
-          status: stored.status === 'interrupted' ? 'interrupted' : stored.status === 'error' ? 'error' : 'complete',
+          citedSourcesOnly: true,
+          status: resumedStatus(stored.status),
           serverId: stored.role === 'assistant' ? stored.id : null,
           finishReason: stored.finish_reason,
           warnings: [],
-          feedback: null,
+          feedback: stored.role === 'assistant' ? (stored.rating ?? null) : null,
         })),
       };
     case 'resume-failed':

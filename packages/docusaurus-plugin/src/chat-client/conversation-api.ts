@@ -11,6 +11,8 @@ export interface StoredConversationMessage {
   sources: SourceRef[];
   status: string;
   finish_reason: FinishReason | null;
+  /** The reader's rating of an answer, when one was given. */
+  rating?: FeedbackRating;
   created_at: string;
 }
 
@@ -57,19 +59,20 @@ export async function fetchConversation(
     throw new ChatClientError('protocol', 'The server sent a conversation in an unexpected shape.', { retryable: false });
   }
   // System messages are never shown; anything malformed is skipped rather than breaking the resume.
-  const messages = body.messages.filter(isStoredMessage).map((message) => ({
+  const messages = body.messages.filter(isStoredMessage).map(({ rating, ...message }) => ({
     ...message,
     sources: Array.isArray(message.sources) ? message.sources : [],
+    ...(rating === 'up' || rating === 'down' ? { rating } : {}),
   }));
   return { id: body.id, created_at: String(body.created_at ?? ''), messages };
 }
 
 export type FeedbackRating = 'up' | 'down';
 
-/** Stores a reader's rating of an answer through `POST /feedback`. */
+/** Stores a reader's rating of an answer through `POST /feedback`; `rating: null` takes an earlier rating back. */
 export async function sendFeedback(
   serverUrl: string,
-  feedback: { message_id: string; rating: FeedbackRating; reason?: string },
+  feedback: { message_id: string; rating: FeedbackRating | null; reason?: string },
   options: { fetch?: FetchFunction } = {},
 ): Promise<void> {
   await request(options.fetch ?? fetch, `${serverUrl}/feedback`, {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { boundSelection } from '@docs-chat/core/token-budget';
 import { estimateTokens, prepareSelection } from './token-estimate.js';
 
 describe('selection token budget', () => {
@@ -6,18 +7,12 @@ describe('selection token budget', () => {
     expect(prepareSelection('  A short passage.\r\n')).toEqual({ text: 'A short passage.', estimatedTokens: 4, truncated: false });
   });
 
-  it('cuts a long selection at a word boundary within the budget and says so', () => {
+  it('cuts a long selection exactly as the server does, so the server has nothing left to cut', () => {
     const long = 'alpha beta gamma delta '.repeat(600);
     const prepared = prepareSelection(long, 2000);
-    expect(prepared.truncated).toBe(true);
-    expect(prepared.estimatedTokens).toBe(estimateTokens(long.trim()));
+    const server = boundSelection(long, 2000);
+    expect(prepared).toEqual({ text: server.text, estimatedTokens: server.originalTokens, truncated: true });
     expect(estimateTokens(prepared.text)).toBeLessThanOrEqual(2000);
-    expect(long.startsWith(prepared.text)).toBe(true);
-    expect(/\s/.test(long[prepared.text.length] ?? ' ')).toBe(true);
-  });
-
-  it('cuts text without spaces at the budget', () => {
-    const prepared = prepareSelection('x'.repeat(9000), 2000);
-    expect(prepared.text).toHaveLength(8000);
+    expect(boundSelection(prepared.text, 2000).truncated).toBe(false);
   });
 });

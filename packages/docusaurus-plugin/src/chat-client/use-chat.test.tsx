@@ -31,6 +31,8 @@ describe('useChat', () => {
     const answer = result.current.state.messages[1];
     expect(answer).toMatchObject({ status: 'complete', finishReason: 'stop', serverId: 'c2b1d9e4-5a6f-4b7c-8d9e-0f1a2b3c4d5e' });
     expect(answer?.sources.map((source) => source.url)).toEqual(['/docs/guides/ingest#re-running-the-ingest', '/docs/reference/cli']);
+    // The done event's sources are the cited ones, in order of first citation: citations are paired with them.
+    expect(answer?.citedSourcesOnly).toBe(true);
     expect(result.current.state.conversationId).toBe(CONVERSATION_ID);
     expect(result.current.state.announcement).toBe(answer?.content);
     expect(server.requests[0]?.body).toEqual({
@@ -60,7 +62,8 @@ describe('useChat', () => {
     act(() => result.current.send({ message: 'Explain', mode: 'selection', context: 'The passage.' }));
     await waitFor(() => expect(result.current.state.status).toBe('idle'));
     expect(server.requests[0]?.body).toMatchObject({ mode: 'selection', context: 'The passage.' });
-    expect(result.current.state.messages[1]?.warnings).toEqual(['The selected text was longer than 2000 tokens; only the first 2000 were used.']);
+    // The widget cuts the passage by the server's rule and says so itself: the server's word on the cut is not repeated.
+    expect(result.current.state.messages[1]?.warnings).toEqual([]);
   });
 
   it('stops an answer and marks it stopped', async () => {
@@ -101,7 +104,7 @@ describe('useChat', () => {
     expect(result.current.state.conversationId).toBe(CONVERSATION_ID);
     expect(result.current.state.messages).toMatchObject([
       { role: 'user', content: 'Q', mode: 'selection', serverId: null },
-      { role: 'assistant', content: 'Partial', status: 'interrupted', sources: [], serverId: 'a1b2c3d4-0000-4000-8000-000000000002' },
+      { role: 'assistant', content: 'Partial', status: 'interrupted', sources: [], citedSourcesOnly: true, serverId: 'a1b2c3d4-0000-4000-8000-000000000002' },
     ]);
     act(() => result.current.startNew());
     expect(result.current.state.messages).toEqual([]);

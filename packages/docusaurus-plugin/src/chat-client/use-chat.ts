@@ -25,8 +25,15 @@ export interface UseChat {
   startNew(): void;
   /** Loads a stored conversation by id. */
   resume(conversationId: string): Promise<void>;
-  /** Rates an answer through `POST /feedback`; the rating shows at once and is undone if it cannot be stored. */
+  /**
+   * Rates an answer through `POST /feedback`; the rating shows at once and is undone if it cannot be
+   * stored. Giving the rating the answer already has takes it back (a pressed thumb pressed again).
+   */
   rate(localId: string, rating: FeedbackRating): Promise<void>;
+  /** The question behind the last answer when it can be sent again as it was (its answer was cut short); else null. */
+  askAgainQuestion(): SentQuestion | null;
+  /** Sends the question behind the last answer again, in place of that answer. */
+  askAgain(): void;
   dismissError(): void;
 }
 
@@ -38,6 +45,22 @@ function nextLocalId(): string {
 
 function toClientError(error: unknown): ChatClientError {
   return error instanceof ChatClientError ? error : new ChatClientError('server', 'Something unexpected went wrong.');
+}
+
+// Not 'stopped' (the reader chose to stop it) nor 'pending' (the server may still be writing it).
+const CUT_SHORT: ReadonlySet<string> = new Set(['interrupted', 'error']);
+
+/**
+ * The question behind the last answer, when that answer was cut short and the question can be
+ * sent again as it was: the question sent in this session, or a resumed general question (a
+ * resumed selection question cannot be: the passage it was about is not stored).
+ */
+function questionBehindLastAnswer(state: ChatState): SentQuestion | null {
+  const answer = state.messages[state.messages.length - 1];
+  const question = state.messages[state.messages.length - 2];
+  if (answer?.role !== 'assistant' || !CUT_SHORT.has(answer.status) || question?.role !== 'user') return null;
+  if (state.lastQuestion && state.lastQuestion.message === question.content) return state.lastQuestion;
+  return question.mode === 'general' ? { message: question.content, mode: 'general' } : null;
 }
 
 /** The whole chat as a hook: no Docusaurus, no DOM beyond fetch. */
@@ -138,11 +161,12 @@ export function useChat({ serverUrl, getPage, fetch: fetchImpl }: UseChatOptions
   const rate = useCallback(
     async (localId: string, rating: FeedbackRating) => {
       const message = stateRef.current.messages.find((candidate) => candidate.localId === localId);
-      if (!message?.serverId || message.feedback === rating) return;
+      if (!message?.serverId) return;
       const previous = message.feedback;
-      dispatch({ type: 'feedback-given', localId, rating });
+      const next = previous === rating ? null : rating;
+      dispatch({ type: 'feedback-given', localId, rating: next });
       try {
-        await sendFeedback(serverUrl, { message_id: message.serverId, rating }, fetchImpl ? { fetch: fetchImpl } : {});
+        await sendFeedback(serverUrl, { message_id: message.serverId, rating: next }, fetchImpl ? { fetch: fetchImpl } : {});
       } catch (error) {
         // Undo the optimistic rating so the reader sees it did not stick.
         dispatch({ type: 'feedback-given', localId, rating: previous });
@@ -152,8 +176,17 @@ export function useChat({ serverUrl, getPage, fetch: fetchImpl }: UseChatOptions
     [serverUrl, fetchImpl],
   );
 
+  const askAgainQuestion = useCallback(() => questionBehindLastAnswer(stateRef.current), []);
+
+  const askAgain = useCallback(() => {
+    const question = questionBehindLastAnswer(stateRef.current);
+    if (!question || stateRef.current.status !== 'idle') return;
+    dispatch({ type: 'retry-prepared' });
+    void run(question);
+  }, [run]);
+
   const stop = useCallback(() => abortCurrent(), [abortCurrent]);
   const dismissError = useCallback(() => dispatch({ type: 'error-dismissed' }), []);
 
-  return { state, send, stop, retry, startNew, resume, rate, dismissError };
+  return { state, send, stop, retry, startNew, resume, rate, askAgainQuestion, askAgain, dismissError };
 }

@@ -24,6 +24,8 @@ export interface DocsChatSettings {
   /** Keyboard shortcut that toggles the panel, e.g. "mod+i"; null when disabled. */
   shortcut: string | null;
   panel: { side: PanelSide; width: number };
+  /** Whether the build wrote a static search index (`<baseUrl>docs-chat/search-manifest.json`) to search without the server. */
+  search: { staticIndex: boolean };
 }
 
 /** The id under which the plugin stores its global data. */

@@ -117,8 +117,17 @@ export async function startChatTestServer(): Promise<ChatTestServer> {
         return;
       }
       if (request.method === 'POST' && request.url === '/feedback') {
-        response.writeHead(state.feedbackStatus, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(state.feedbackStatus < 400 ? { stored: true } : { error: { code: 'conversation_store_unavailable', message: 'Conversations cannot be saved right now.' } }));
+        // As the real server: 201 for a rating stored, 200 for a rating taken back (`rating: null`).
+        const feedback = (body ?? {}) as { message_id?: string; rating?: string | null };
+        const status = state.feedbackStatus < 400 && feedback.rating === null ? 200 : state.feedbackStatus;
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify(
+            status < 400
+              ? { message_id: feedback.message_id, rating: feedback.rating, stored: true }
+              : { error: { code: 'conversation_store_unavailable', message: 'Conversations cannot be saved right now.' } },
+          ),
+        );
         return;
       }
       response.writeHead(404, { 'content-type': 'application/json' });

@@ -1,25 +1,34 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { translate } from '@docusaurus/Translate';
 import type { DocsChatSettings } from '../../client-settings/docs-chat-settings.js';
-import type { ChatErrorState } from '../../chat-client/chat-state.js';
+import type { ChatErrorState, ChatState } from '../../chat-client/chat-state.js';
 import { markdownToPlainText } from '../../chat-client/markdown/parse-markdown.js';
 import { prepareSelection } from '../../chat-client/token-estimate.js';
 import { useChat } from '../../chat-client/use-chat.js';
 import { useConversationPersistence } from '../../chat-client/use-conversation-persistence.js';
 import type { FetchFunction } from '../../chat-client/stream-client.js';
+import { focusTargetAfterNavigation } from '../../theme-support/focus-after-navigation.js';
+import { useLiveAnnouncement } from '../../theme-support/use-live-announcement.js';
+import { useModalPanel } from '../../theme-support/use-modal-panel.js';
+import { usePanelLayout } from '../../theme-support/use-panel-layout.js';
 import InputBox from '@theme/InputBox';
 import MessageList from '@theme/MessageList';
+import OfflineAnswer from '@theme/OfflineAnswer';
+import PanelSearch from '@theme/PanelSearch';
 import SelectionMode from '@theme/SelectionMode';
 import hidden from '../../theme-support/visually-hidden.module.css';
 import styles from './styles.module.css';
 
 export interface Props {
   readonly open: boolean;
-  readonly onClose: () => void;
+  /** Hides the panel (the conversation and a streaming answer go on). */
+  readonly onClose: (options?: CloseOptions) => void;
   readonly settings: DocsChatSettings;
   /** The passage selected in the page, when selection mode is active. */
   readonly selection: string | null;
   readonly onExitSelection: () => void;
+  /** A question asked from elsewhere in the page (the search box's "Ask the docs about …"); asked once per `key`. */
+  readonly question?: { text: string; key: number } | null;
   /** For tests; the browser's fetch otherwise. */
   readonly fetch?: FetchFunction;
 }
@@ -58,8 +67,27 @@ function currentPage(): { url: string; title: string } | undefined {
   return { url: window.location.href.slice(0, 2048), title: document.title.slice(0, 500) };
 }
 
+/** What the polite live region says: progress while an answer is written, then the whole answer once. */
+function announcementFor(state: ChatState): string {
+  const last = state.messages[state.messages.length - 1];
+  if (last?.role === 'assistant' && last.status === 'streaming') {
+    return last.content === ''
+      ? translate({ id: 'docsChat.announce.searching', message: 'Searching the docs…', description: 'Announced to screen readers when a question was sent' })
+      : translate({ id: 'docsChat.announce.writing', message: 'Writing the answer…', description: 'Announced to screen readers when the answer starts to arrive' });
+  }
+  if (last?.role === 'assistant' && last.status === 'stopped') {
+    return translate({ id: 'docsChat.announce.stopped', message: 'Answer stopped.', description: 'Announced to screen readers when the reader stopped an answer' });
+  }
+  return state.announcement === '' ? '' : markdownToPlainText(state.announcement);
+}
+
+export interface CloseOptions {
+  /** False when focus goes elsewhere (the cited section), not back to the launcher. */
+  returnFocus?: boolean;
+}
+
 /** The side panel, loaded on first use: it owns the conversation. */
-export default function ChatPanel({ open, onClose, settings, selection, onExitSelection, fetch: fetchImpl }: Props): ReactNode {
+export default function ChatPanel({ open, onClose, settings, selection, onExitSelection, question, fetch: fetchImpl }: Props): ReactNode {
   const titleId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
   const chat = useChat({ serverUrl: settings.serverUrl, getPage: currentPage, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
@@ -67,7 +95,14 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
   const persistence = useConversationPersistence();
   // Offer to resume only once per page load, and only before anything was asked.
   const [resumeDecided, setResumeDecided] = useState(false);
+  // Bumped whenever the control that had focus goes away (New chat, Resume, Retry...): focus goes to the question box.
+  const [focusRequest, setFocusRequest] = useState(0);
+  const focusQuestionBox = useCallback(() => setFocusRequest((value) => value + 1), []);
   const preparedSelection = useMemo(() => (selection === null ? null : prepareSelection(selection)), [selection]);
+  const layout = usePanelLayout(open, settings.panel.side, settings.panel.width);
+  const modal = open && layout === 'full-screen';
+  useModalPanel(panelRef, modal, { preload: layout === 'full-screen' });
+  const announcement = useLiveAnnouncement(announcementFor(state));
 
   const { save, clear } = persistence;
   useEffect(() => {
@@ -78,22 +113,8 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
     if (state.error?.kind === 'not_found' && state.messages.length === 0) clear();
   }, [state.error, state.messages.length, clear]);
 
-  // Closing the panel stops the answer: nobody is reading it.
-  const { stop } = chat;
-  useEffect(() => {
-    if (!open) stop();
-  }, [open, stop]);
-
-  // On wide screens the page makes room for the panel instead of sliding under it (see styles.module.css).
-  useEffect(() => {
-    if (!open) return undefined;
-    const root = document.documentElement;
-    root.style.setProperty('--docs-chat-panel-width', `${settings.panel.width}px`);
-    root.dataset.docsChatPanel = settings.panel.side;
-    return () => {
-      delete root.dataset.docsChatPanel;
-    };
-  }, [open, settings.panel.side, settings.panel.width]);
+  // Closing the panel only hides it: the answer keeps streaming and is there when the reader
+  // reopens the panel. Only Stop (or leaving the page) stops it.
 
   const offerResume =
     !resumeDecided && persistence.ready && persistence.savedConversationId !== null && state.messages.length === 0 && state.status === 'idle' && state.error === null;
@@ -107,24 +128,57 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
     [chat, preparedSelection],
   );
 
+  // Search mode shows the same results as the navbar search inside the panel.
+  const [mode, setMode] = useState<'chat' | 'search'>('chat');
+  const askedKey = useRef<number | null>(null);
+  useEffect(() => {
+    if (!question || askedKey.current === question.key) return;
+    askedKey.current = question.key;
+    setMode('chat');
+    ask(question.text);
+  }, [question, ask]);
+
   const startNew = (): void => {
     setResumeDecided(true);
     chat.startNew();
     clear();
+    focusQuestionBox();
   };
 
   const resume = (): void => {
     setResumeDecided(true);
     if (persistence.savedConversationId) void chat.resume(persistence.savedConversationId);
+    focusQuestionBox();
   };
 
-  const { rate } = chat;
-  const handleRate = useCallback((localId: string, rating: 'up' | 'down') => void rate(localId, rating), [rate]);
+  const retry = (): void => {
+    chat.retry();
+    focusQuestionBox();
+  };
 
-  const navigate = useCallback(() => {
-    // On a phone the panel covers the page: get out of the way of the section the reader asked for.
-    if (typeof window !== 'undefined' && window.matchMedia?.('(max-width: 600px)').matches) onClose();
-  }, [onClose]);
+  const dismissError = (): void => {
+    chat.dismissError();
+    focusQuestionBox();
+  };
+
+  const { rate, askAgain: askAgainNow } = chat;
+  const handleRate = useCallback((localId: string, rating: 'up' | 'down') => void rate(localId, rating), [rate]);
+  const askAgain = useCallback(() => {
+    askAgainNow();
+    focusQuestionBox();
+  }, [askAgainNow, focusQuestionBox]);
+  const canAskAgain = state.status === 'idle' && state.error === null && chat.askAgainQuestion() !== null;
+
+  const navigate = useCallback(
+    (href: string) => {
+      // Full screen, the panel covers the page: get out of the way of the section the reader
+      // asked for, and put focus on it rather than on the launcher.
+      if (layout !== 'full-screen') return;
+      onClose({ returnFocus: false });
+      focusTargetAfterNavigation(href);
+    },
+    [layout, onClose],
+  );
 
   const handleKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
     if (event.key === 'Escape' && !event.defaultPrevented) {
@@ -148,27 +202,31 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
     settings.placeholder ??
     translate({ id: 'docsChat.input.placeholder', message: 'Ask a question about the docs…', description: 'Placeholder of the question box' });
 
-  const last = state.messages[state.messages.length - 1];
-  const announcement = state.announcement === '' ? '' : markdownToPlainText(state.announcement);
-
   return (
     <div
       ref={panelRef}
       id="docs-chat-panel"
       className={`docs-chat-panel ${styles.panel}`}
       data-side={settings.panel.side}
+      data-layout={layout}
       style={{ ['--docs-chat-panel-width' as string]: `${settings.panel.width}px` }}
       role="dialog"
-      aria-modal="false"
+      // Full screen on a phone the panel is modal (the page behind is inert); beside the page it is not.
+      aria-modal={modal}
       aria-labelledby={titleId}
       hidden={!open}
+      data-mode={mode}
       onKeyDown={handleKeyDown}
     >
-      <header className={styles.header}>
+      {/* A plain div, not <header>: inside a dialog a header would be a second banner landmark. */}
+      <div className={styles.header}>
         <h2 id={titleId} className={styles.title}>
           {title}
         </h2>
         <div className={styles.headerActions}>
+          <button type="button" className={styles.iconButton} aria-pressed={mode === 'search'} onClick={() => setMode(mode === 'search' ? 'chat' : 'search')}>
+            {translate({ id: 'docsChat.panel.searchMode', message: 'Search', description: 'Toggle button that shows search results in the panel instead of the chat' })}
+          </button>
           {state.messages.length > 0 && (
             <button type="button" className={styles.iconButton} onClick={startNew} disabled={state.status === 'streaming'}>
               {translate({ id: 'docsChat.panel.newConversation', message: 'New chat', description: 'Button that starts a new conversation' })}
@@ -177,7 +235,7 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
           <button
             type="button"
             className={styles.iconButton}
-            onClick={onClose}
+            onClick={() => onClose()}
             aria-label={translate({ id: 'docsChat.panel.close', message: 'Close chat', description: 'Accessible name of the close button' })}
           >
             <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
@@ -185,7 +243,18 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
             </svg>
           </button>
         </div>
-      </header>
+      </div>
+
+      <PanelSearch
+        active={open && mode === 'search'}
+        onAsk={(text) => {
+          setMode('chat');
+          ask(text);
+        }}
+        onExit={() => setMode('chat')}
+        onNavigate={navigate}
+        {...(fetchImpl ? { fetch: fetchImpl } : {})}
+      />
 
       {!state.persisted && (
         <p className={styles.notice} role="status">
@@ -232,15 +301,26 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
           onAsk={ask}
           onRate={handleRate}
           onNavigate={navigate}
+          {...(canAskAgain ? { onAskAgain: askAgain } : {})}
         />
       )}
 
-      {state.error && (
+      {state.error?.kind === 'network' && state.lastQuestion && (
+        <OfflineAnswer
+          question={state.lastQuestion.message}
+          onRetry={retry}
+          onDismiss={dismissError}
+          onNavigate={navigate}
+          {...(fetchImpl ? { fetch: fetchImpl } : {})}
+        />
+      )}
+
+      {state.error && !(state.error.kind === 'network' && state.lastQuestion) && (
         <div className={styles.error} role="alert">
           <p>{errorText(state.error)}</p>
           <div className={styles.errorActions}>
             {state.error.retryable && state.lastQuestion && (
-              <button type="button" className={styles.primaryButton} onClick={chat.retry}>
+              <button type="button" className={styles.primaryButton} onClick={retry}>
                 {translate({ id: 'docsChat.error.retry', message: 'Retry', description: 'Button that sends the last question again' })}
               </button>
             )}
@@ -249,7 +329,7 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
                 {translate({ id: 'docsChat.error.reload', message: 'Reload page', description: 'Button that reloads the page' })}
               </button>
             )}
-            <button type="button" className={styles.secondaryButton} onClick={chat.dismissError}>
+            <button type="button" className={styles.secondaryButton} onClick={dismissError}>
               {translate({ id: 'docsChat.error.dismiss', message: 'Dismiss', description: 'Button that hides the error' })}
             </button>
           </div>
@@ -262,12 +342,12 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
         streaming={state.status === 'streaming'}
         disabled={state.status === 'resuming'}
         placeholder={placeholder}
-        focusKey={open && !offerResume ? `${String(open)}-${selection ?? ''}` : false}
+        focusKey={open && !offerResume && mode === 'chat' ? `${String(open)}-${selection ?? ''}-${focusRequest}` : false}
       />
 
-      {/* Whole answers only: announcing every token would drown a screen reader. */}
+      {/* Progress, then the whole answer once (never every token), cleared once read out. */}
       <div className={hidden.visuallyHidden} aria-live="polite" aria-atomic="true">
-        {last?.role === 'assistant' && last.status !== 'streaming' ? announcement : ''}
+        {announcement}
       </div>
     </div>
   );

@@ -75,7 +75,7 @@ describe('ChatWidget', () => {
     await ask(user, 'How do I re-run the ingest?');
 
     expect(await within(conversation(panel)).findByText(/only changed files are re-embedded/)).toBeTruthy();
-    const sources = await within(panel).findByRole('navigation', { name: 'Sources' });
+    const sources = await within(panel).findByRole('navigation', { name: /^Sources/ });
     const sourceLink = within(sources).getByRole('link', { name: /Ingest.*Re-running the ingest/ });
     expect(sourceLink.getAttribute('href')).toBe('/docs/guides/ingest#re-running-the-ingest');
     const citation = within(panel).getByRole('link', { name: 'Source 1: Ingest, Re-running the ingest' });
@@ -195,16 +195,28 @@ describe('ChatWidget', () => {
     expect(within(panel).getByRole('button', { name: 'Send question' })).toBeTruthy();
   });
 
-  it('aborts the answer when the panel is closed', async () => {
+  it('closing the panel only hides it: the answer keeps streaming and is there when the panel reopens', async () => {
     const user = userEvent.setup();
     server.answerChatWith({ body: readFixture('held-open.sse'), holdOpen: true });
     renderWidget(testSettings(server.url));
-    const panel = await openPanel(user);
-    const disconnected = server.nextDisconnect();
+    let panel = await openPanel(user);
+    const disconnected = server.nextDisconnect().then(() => 'disconnected');
     await ask(user, 'Tell me everything');
     await within(conversation(panel)).findByText('Streaming…');
     await user.click(within(panel).getByRole('button', { name: 'Close chat' }));
-    await disconnected;
+    expect(screen.queryByRole('dialog')).toBeNull();
+    // Inside act: the page's selection listener reacts to the click while we wait.
+    let outcome: unknown;
+    await act(async () => {
+      outcome = await Promise.race([disconnected, new Promise((resolve) => setTimeout(() => resolve('still streaming'), 300))]);
+    });
+    expect(outcome).toBe('still streaming');
+    panel = await openPanel(user);
+    expect(within(conversation(panel)).getByText('Streaming…')).toBeTruthy();
+    expect(within(conversation(panel)).queryByText('You stopped this answer.')).toBeNull();
+    // Only Stop stops it.
+    await user.click(within(panel).getByRole('button', { name: 'Stop generating' }));
+    await expect(disconnected).resolves.toBe('disconnected');
   });
 
   it('explains a rate limit and retries the same question on request', async () => {
@@ -236,17 +248,19 @@ describe('ChatWidget', () => {
     expect(within(alert).getByRole('button', { name: 'Retry' })).toBeTruthy();
   });
 
-  it('says when the server cannot be reached', async () => {
+  it('says when the server cannot be reached (the assistant is offline), and the reader can dismiss it', async () => {
     const user = userEvent.setup();
     const gone = await startChatTestServer();
     await gone.close();
-    renderWidget(testSettings(gone.url));
+    renderWidget(testSettings(gone.url, { search: { staticIndex: false } }));
     const panel = await openPanel(user);
     await ask(user, 'Anything');
-    const alert = await within(panel).findByRole('alert');
-    expect(alert.textContent).toContain('cannot be reached right now');
-    await user.click(within(alert).getByRole('button', { name: 'Dismiss' }));
+    const notice = (await within(panel).findByText(/The assistant is offline right now/)).closest('[role="status"]') as HTMLElement;
     expect(within(panel).queryByRole('alert')).toBeNull();
+    await user.click(within(notice).getByRole('button', { name: 'Dismiss' }));
+    expect(within(panel).queryByText(/The assistant is offline right now/)).toBeNull();
+    // The Dismiss button went away with the notice: focus goes back to the question box, not to the page's body.
+    await waitFor(() => expect(document.activeElement).toBe(within(panel).getByRole('textbox', { name: 'Your question' })));
   });
 
   it('copies an answer and stores a thumbs-up through POST /feedback', async () => {
@@ -325,6 +339,61 @@ describe('ChatWidget', () => {
     expect(window.localStorage.getItem(CONVERSATION_STORAGE_KEY)).toBeNull();
   });
 
+  function storeConversation(answer: Record<string, unknown>): void {
+    window.localStorage.setItem(CONVERSATION_STORAGE_KEY, JSON.stringify({ id: CONVERSATION_ID, savedAt: '' }));
+    server.conversations.set(CONVERSATION_ID, {
+      id: CONVERSATION_ID,
+      created_at: '2026-11-21T10:00:00Z',
+      messages: [
+        { id: 'a1b2c3d4-0000-4000-8000-000000000001', role: 'user', content: 'How do I re-run the ingest?', mode: 'general', sources: [], status: 'complete', finish_reason: null, created_at: '' },
+        { id: MESSAGE_ID, role: 'assistant', mode: 'general', sources: [], finish_reason: null, created_at: '', ...answer },
+      ],
+    });
+  }
+
+  async function resumeStored(user: ReturnType<typeof userEvent.setup>): Promise<HTMLElement> {
+    renderWidget(testSettings(server.url));
+    const panel = await openPanel(user);
+    await user.click(await within(panel).findByRole('button', { name: 'Resume last conversation' }));
+    await within(await within(panel).findByRole('region', { name: 'Conversation' })).findByText('How do I re-run the ingest?');
+    return panel;
+  }
+
+  it('shows a resumed answer the server marked interrupted as interrupted, keeps its partial text, and offers to ask again', async () => {
+    const user = userEvent.setup();
+    storeConversation({ content: 'Run the ingest again; it re-embeds', status: 'interrupted', finish_reason: 'interrupted' });
+    const panel = await resumeStored(user);
+    expect(within(conversation(panel)).getByText(/it re-embeds/)).toBeTruthy();
+    expect(within(conversation(panel)).getByText('This answer was interrupted before it finished.')).toBeTruthy();
+    server.answerChatWith({ body: readFixture('general-answer.sse') });
+    await user.click(within(conversation(panel)).getByRole('button', { name: 'Ask again' }));
+    await within(conversation(panel)).findByText(/only changed files/);
+    expect(chatRequests().at(-1)?.body).toMatchObject({ message: 'How do I re-run the ingest?', mode: 'general', conversation_id: CONVERSATION_ID });
+    await waitFor(() => expect(document.activeElement).toBe(within(panel).getByRole('textbox', { name: 'Your question' })));
+  });
+
+  it('shows an answer the server has not finished yet as unfinished, not as an empty complete answer', async () => {
+    const user = userEvent.setup();
+    storeConversation({ content: '', status: 'pending' });
+    const panel = await resumeStored(user);
+    const answer = within(conversation(panel)).getByText(/not finished yet/);
+    expect(answer).toBeTruthy();
+    expect(within(conversation(panel)).queryByRole('button', { name: 'Copy answer' })).toBeNull();
+    expect(within(conversation(panel)).queryByRole('button', { name: 'Helpful answer' })).toBeNull();
+  });
+
+  it('keeps a rating given before the resume, and pressing the pressed thumb again takes it back', async () => {
+    const user = userEvent.setup();
+    storeConversation({ content: 'Run it again.', status: 'complete', finish_reason: 'stop', rating: 'up' });
+    const panel = await resumeStored(user);
+    const up = within(conversation(panel)).getByRole('button', { name: 'Helpful answer' });
+    expect(up.getAttribute('aria-pressed')).toBe('true');
+    await user.click(up);
+    await waitFor(() => expect(server.requests.filter((request) => request.url === '/feedback').at(-1)?.body).toEqual({ message_id: MESSAGE_ID, rating: null }));
+    await waitFor(() => expect(up.getAttribute('aria-pressed')).toBe('false'));
+    expect(within(conversation(panel)).queryByText('Thanks for the feedback')).toBeNull();
+  });
+
   it('starts fresh when the reader chooses Start new over a saved conversation', async () => {
     const user = userEvent.setup();
     window.localStorage.setItem(CONVERSATION_STORAGE_KEY, JSON.stringify({ id: CONVERSATION_ID, savedAt: '' }));
@@ -367,16 +436,17 @@ describe('ChatWidget', () => {
       act(() => selectTextOf(screen.getByTestId('page-paragraph')));
       await user.click(await screen.findByRole('button', { name: 'Ask about selection' }));
       const panel = await screen.findByRole('dialog');
-      const banner = within(panel).getByRole('region', { name: 'Selection Mode Active' });
+      const banner = within(panel).getByRole('region', { name: 'Selection mode' });
       expect(banner.textContent).toContain(PAGE_PARAGRAPH);
 
       await ask(user, 'What does this mean?');
       expect(await within(conversation(panel)).findByText('The passage says retries back off exponentially.')).toBeTruthy();
-      expect(within(conversation(panel)).getByText(/only the first 2000 were used/)).toBeTruthy();
+      // The widget cuts selections by the server's own rule and says so in the banner: a server warning about the cut is not repeated.
+      expect(within(conversation(panel)).queryByText(/only the first 2000 were used/)).toBeNull();
       expect(chatRequests().at(-1)?.body).toMatchObject({ message: 'What does this mean?', mode: 'selection', context: PAGE_PARAGRAPH });
 
-      await user.click(within(banner).getByRole('button', { name: 'Exit Selection Mode' }));
-      expect(within(panel).queryByRole('region', { name: 'Selection Mode Active' })).toBeNull();
+      await user.click(within(banner).getByRole('button', { name: 'Exit selection mode' }));
+      expect(within(panel).queryByRole('region', { name: 'Selection mode' })).toBeNull();
       server.answerChatWith({ body: readFixture('heartbeats.sse') });
       await ask(user, 'And in general?');
       await within(conversation(panel)).findByText('Slow but steady.');
@@ -391,7 +461,7 @@ describe('ChatWidget', () => {
       await screen.findByRole('button', { name: 'Ask about selection' });
       await user.keyboard('{Control>}i{/Control}');
       const panel = await screen.findByRole('dialog');
-      expect(within(panel).getByRole('region', { name: 'Selection Mode Active' }).textContent).toContain(PAGE_PARAGRAPH);
+      expect(within(panel).getByRole('region', { name: 'Selection mode' }).textContent).toContain(PAGE_PARAGRAPH);
     });
 
     it('replaces the active selection when the reader selects other text', async () => {
@@ -402,7 +472,7 @@ describe('ChatWidget', () => {
       const panel = await screen.findByRole('dialog');
       act(() => selectTextOf(screen.getByRole('heading', { name: 'Retries' })));
       await waitFor(() => {
-        const banner = within(panel).getByRole('region', { name: 'Selection Mode Active' });
+        const banner = within(panel).getByRole('region', { name: 'Selection mode' });
         expect(banner.textContent).toContain('Retries');
         expect(banner.textContent).not.toContain(PAGE_PARAGRAPH);
       });
@@ -421,7 +491,7 @@ describe('ChatWidget', () => {
       expect(screen.queryByRole('button', { name: 'Ask about selection' })).toBeNull();
     });
 
-    it('cuts a selection over 2,000 tokens and says so', async () => {
+    it('cuts a selection over 2,000 tokens by the same rule as the server and says so once', async () => {
       const user = userEvent.setup();
       server.answerChatWith({ body: readFixture('selection-truncated.sse') });
       renderWidget(testSettings(server.url));
@@ -430,12 +500,14 @@ describe('ChatWidget', () => {
       act(() => selectTextOf(paragraph));
       await user.click(await screen.findByRole('button', { name: 'Ask about selection' }));
       const panel = await screen.findByRole('dialog');
-      expect(within(panel).getByText(/only the first 2000 are used/)).toBeTruthy();
+      // The server's token count: one token per short word.
+      expect(within(panel).getByText(/about 3000 tokens; only the first 2000 are used/)).toBeTruthy();
       await ask(user, 'Summarise');
       await within(conversation(panel)).findByText('The passage says retries back off exponentially.');
       const context = (chatRequests().at(-1)?.body as { context: string }).context;
-      expect(context.length).toBeLessThanOrEqual(8000);
-      expect(context.length).toBeGreaterThan(7000);
+      expect(context).toBe('word '.repeat(2000).trim());
+      // The server's own warning about the same cut is not shown a second time.
+      expect(within(panel).getAllByText(/tokens/)).toHaveLength(1);
     });
 
     it('offers nothing when selection mode is switched off', async () => {

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { translate } from '@docusaurus/Translate';
+import { onAskInChat } from '../../chat-client/ask-event.js';
 import { useTextSelection } from '../../chat-client/use-text-selection.js';
 import { describeShortcut, isApplePlatform, matchesShortcut, parseShortcut, type KeyboardShortcut } from '../../chat-client/keyboard-shortcut.js';
 import { useDocsChatSettings } from '../../theme-support/use-docs-chat-settings.js';
@@ -20,6 +21,31 @@ function ariaKeyShortcuts(shortcut: KeyboardShortcut): string {
 export interface Props {
   /** Passed to the panel; tests use it to serve real SSE frames. */
   readonly fetch?: typeof fetch;
+}
+
+/** Room the offer needs, so it is never placed where it would be cut off. */
+const OFFER_WIDTH = 220;
+const OFFER_HEIGHT = 48;
+
+/**
+ * Under the selection when the selection's end is on screen, where the reader is looking;
+ * undefined when it ends off screen (a whole page selected, say): the offer then waits in the
+ * launcher's corner, where it can always be seen and clicked.
+ */
+function offerBelowSelection(
+  rect: { bottom: number; left: number },
+  openPanel: { side: 'left' | 'right'; width: number } | null,
+): { position: 'absolute'; top: string; left: string } | undefined {
+  if (typeof window === 'undefined') return undefined;
+  if (rect.bottom < 0 || rect.bottom + 8 + OFFER_HEIGHT > window.innerHeight) return undefined;
+  // Beside an open panel, stay on the page's side of it.
+  const minLeft = 8 + (openPanel?.side === 'left' ? openPanel.width : 0);
+  const maxLeft = window.innerWidth - OFFER_WIDTH - (openPanel?.side === 'right' ? openPanel.width : 0);
+  return {
+    position: 'absolute',
+    top: `${rect.bottom + window.scrollY + 8}px`,
+    left: `${Math.max(minLeft, Math.min(rect.left, maxLeft)) + window.scrollX}px`,
+  };
 }
 
 /** The launcher, the keyboard shortcut, the "Ask about selection" offer and the lazily loaded panel. */
@@ -46,8 +72,10 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
     setOpen(true);
   }, []);
 
-  const closePanel = useCallback(() => {
-    returnFocusRef.current = true;
+  // The panel only hides: its conversation and a streaming answer go on. Focus returns to the
+  // launcher, unless the panel closed to show a cited section (which then takes focus).
+  const closePanel = useCallback((options: { returnFocus?: boolean } = {}) => {
+    returnFocusRef.current = options.returnFocus ?? true;
     setOpen(false);
   }, []);
 
@@ -58,6 +86,18 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
       launcherRef.current?.focus();
     }
   }, [open]);
+
+  // "Ask the docs about …" from the search box: a general question, asked in the panel.
+  const [question, setQuestion] = useState<{ text: string; key: number } | null>(null);
+  useEffect(
+    () =>
+      onAskInChat((text) => {
+        setActiveSelection(null);
+        setQuestion((previous) => ({ text, key: (previous?.key ?? 0) + 1 }));
+        openPanel(null);
+      }),
+    [openPanel],
+  );
 
   // While selection mode is active, a new selection in the page replaces the old one.
   useEffect(() => {
@@ -100,35 +140,30 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
     : translate({ id: 'docsChat.launcher.accessibleNameNoShortcut', message: 'Ask the docs', description: 'Accessible name of the launcher without a shortcut' });
 
   const showSelectionOffer = selection !== null && !(open && activeSelection === selection.text);
-  const offerStyle =
-    selection?.rect && typeof window !== 'undefined'
-      ? {
-          position: 'absolute' as const,
-          top: `${selection.rect.bottom + window.scrollY + 8}px`,
-          left: `${Math.max(8, Math.min(selection.rect.left + window.scrollX, window.scrollX + window.innerWidth - 220))}px`,
-        }
-      : undefined;
+  const offerStyle = selection?.rect ? offerBelowSelection(selection.rect, open ? settings.panel : null) : undefined;
+  const selectionOffer = showSelectionOffer && (
+    <button
+      type="button"
+      className={`docs-chat-ask-selection ${styles.selectionOffer}`}
+      style={offerStyle}
+      // Keep the page selection alive: a mousedown on a button would otherwise clear it in some browsers.
+      onMouseDown={(event) => event.preventDefault()}
+      onClick={() => {
+        openPanel(selection.text);
+        clearSelection();
+      }}
+      {...(shortcutLabel ? { title: shortcutLabel } : {})}
+    >
+      {translate({ id: 'docsChat.selection.ask', message: 'Ask about selection', description: 'Button offered when text is selected in the page' })}
+    </button>
+  );
 
   return (
     <div ref={widgetRef} className="docs-chat-widget">
-      {showSelectionOffer && (
-        <button
-          type="button"
-          className={`docs-chat-ask-selection ${styles.selectionOffer} ${offerStyle ? '' : styles.selectionOfferDocked}`}
-          style={offerStyle}
-          data-side={settings.panel.side}
-          // Keep the page selection alive: a mousedown on a button would otherwise clear it in some browsers.
-          onMouseDown={(event) => event.preventDefault()}
-          onClick={() => {
-            openPanel(selection.text);
-            clearSelection();
-          }}
-          {...(shortcutLabel ? { title: shortcutLabel } : {})}
-        >
-          {translate({ id: 'docsChat.selection.ask', message: 'Ask about selection', description: 'Button offered when text is selected in the page' })}
-        </button>
-      )}
-      <div className={styles.corner} data-side={settings.panel.side}>
+      {offerStyle && selectionOffer}
+      {/* The launcher's corner; an offer whose selection ends off screen waits here, beside the launcher (or the open panel). */}
+      <div className={`docs-chat-corner ${styles.corner}`} data-side={settings.panel.side} data-panel-open={open}>
+        {!offerStyle && selectionOffer}
         <button
           ref={launcherRef}
           type="button"
@@ -174,7 +209,7 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
                 >
                   {translate({ id: 'docsChat.panel.failedStartNew', message: 'Start new', description: 'Button that reopens a fresh chat panel after a failure' })}
                 </button>{' '}
-                <button type="button" onClick={closePanel}>
+                <button type="button" onClick={() => closePanel()}>
                   {translate({ id: 'docsChat.panel.failedClose', message: 'Close', description: 'Button that hides the failure message' })}
                 </button>
               </div>
@@ -195,6 +230,7 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
               settings={settings}
               selection={activeSelection}
               onExitSelection={() => setActiveSelection(null)}
+              question={question}
               {...(fetchImpl ? { fetch: fetchImpl } : {})}
             />
           </Suspense>

@@ -11,6 +11,7 @@ export interface Props {
   readonly onStop: () => void;
   /** True while an answer streams: Send becomes Stop generating. */
   readonly streaming: boolean;
+  /** Nothing can be sent right now (a conversation is loading); the box stays focusable. */
   readonly disabled?: boolean;
   readonly placeholder: string;
   /** Moves focus into the box whenever this value changes (e.g. the panel opened). */
@@ -83,7 +84,9 @@ export default function InputBox({ onSubmit, onStop, streaming, disabled = false
         rows={1}
         maxLength={MAX_MESSAGE_CHARS}
         placeholder={placeholder}
-        disabled={disabled}
+        // Read-only rather than disabled: a disabled box drops focus to the page's body (WCAG 2.4.3).
+        readOnly={disabled}
+        aria-disabled={disabled || undefined}
         aria-describedby={hintId}
         onChange={(event) => setValue(event.target.value)}
         onKeyDown={handleKeyDown}

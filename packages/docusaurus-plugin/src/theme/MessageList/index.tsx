@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { translate } from '@docusaurus/Translate';
 import type { ChatMessage } from '../../chat-client/chat-state.js';
+import { numberSources } from '../../chat-client/cited-sources.js';
 import type { FeedbackRating } from '../../chat-client/conversation-api.js';
 // Lives under theme/ so `docusaurus write-translations` finds its strings.
 import MarkdownView from './markdown-view.js';
@@ -15,8 +16,10 @@ export interface Props {
   /** Asks one of the suggested questions. */
   readonly onAsk: (question: string) => void;
   readonly onRate: (localId: string, rating: FeedbackRating) => void;
-  /** Called when the reader follows a link or source. */
-  readonly onNavigate?: () => void;
+  /** Called with the link's target when the reader follows a link or source. */
+  readonly onNavigate?: (href: string) => void;
+  /** Given when the last answer was cut short and its question can be sent again: offers "Ask again". */
+  readonly onAskAgain?: () => void;
 }
 
 function CopyButton({ text }: { text: string }): ReactNode {
@@ -34,12 +37,26 @@ function CopyButton({ text }: { text: string }): ReactNode {
       // Clipboard refused (permissions, insecure context): nothing useful to show beyond not confirming.
     }
   };
+  const copyLabel = translate({ id: 'docsChat.answer.copy', message: 'Copy answer', description: 'Button that copies an answer' });
+  const copiedLabel = translate({ id: 'docsChat.answer.copied', message: 'Copied', description: 'Shown after the answer was copied' });
   return (
-    <button type="button" className={styles.action} onClick={() => void copy()}>
-      {copied
-        ? translate({ id: 'docsChat.answer.copied', message: 'Copied', description: 'Shown after the answer was copied' })
-        : translate({ id: 'docsChat.answer.copy', message: 'Copy answer', description: 'Button that copies an answer' })}
-    </button>
+    <>
+      <button type="button" className={styles.action} onClick={() => void copy()}>
+        {/* Both labels share one grid cell, the idle one hidden, so the button keeps its width and the thumbs beside it stay put. */}
+        <span className={styles.labelStack}>
+          <span className={copied ? styles.hiddenLabel : undefined} aria-hidden={copied || undefined}>
+            {copyLabel}
+          </span>
+          <span className={copied ? undefined : styles.hiddenLabel} aria-hidden={!copied || undefined}>
+            {copiedLabel}
+          </span>
+        </span>
+      </button>
+      {/* A button's new name is not announced: say it. */}
+      <span className={hidden.visuallyHidden} role="status" aria-live="polite">
+        {copied ? translate({ id: 'docsChat.answer.copiedAnnouncement', message: 'Answer copied to the clipboard', description: 'Announced to screen readers after the answer was copied' }) : ''}
+      </span>
+    </>
   );
 }
 
@@ -96,6 +113,12 @@ function statusNote(message: ChatMessage): string | null {
       return translate({ id: 'docsChat.answer.stopped', message: 'You stopped this answer.', description: 'Note under a stopped answer' });
     case 'interrupted':
       return translate({ id: 'docsChat.answer.interrupted', message: 'This answer was interrupted before it finished.', description: 'Note under an interrupted answer' });
+    case 'pending':
+      return translate({
+        id: 'docsChat.answer.pending',
+        message: 'This answer was not finished yet when the conversation was loaded. Open the conversation again in a moment to see all of it.',
+        description: 'Note under a resumed answer the server was still writing',
+      });
     case 'error':
       return translate({ id: 'docsChat.answer.failed', message: 'This answer could not be completed.', description: 'Note under a failed answer' });
     default:
@@ -107,15 +130,22 @@ function statusNote(message: ChatMessage): string | null {
 // are not parsed and rendered again for every token.
 const AssistantMessage = memo(function AssistantMessage({
   message,
+  number,
   onRate,
   onNavigate,
+  onAskAgain,
 }: {
   message: ChatMessage;
+  /** Its place among the answers, from 1: names its sources landmark uniquely. */
+  number: number;
   onRate: Props['onRate'];
-  onNavigate?: (() => void) | undefined;
+  onNavigate?: Props['onNavigate'];
+  onAskAgain?: Props['onAskAgain'];
 }): ReactNode {
   const streaming = message.status === 'streaming';
+  const finished = !streaming && message.status !== 'pending';
   const note = statusNote(message);
+  const numbered = numberSources(message.content, message.sources, message.citedSourcesOnly ?? false);
   return (
     <div className={styles.answer} aria-busy={streaming}>
       <span className={hidden.visuallyHidden}>
@@ -125,9 +155,9 @@ const AssistantMessage = memo(function AssistantMessage({
         <p className={styles.thinking}>
           {translate({ id: 'docsChat.answer.thinking', message: 'Searching the docs…', description: 'Shown before the first token arrives' })}
         </p>
-      ) : (
+      ) : message.content === '' ? null : (
         <div className={`docs-chat-markdown ${styles.markdown}`}>
-          <MarkdownView markdown={message.content} sources={message.sources} {...(onNavigate ? { onNavigate } : {})} />
+          <MarkdownView markdown={message.content} sources={numbered} {...(onNavigate ? { onNavigate } : {})} />
           {streaming && <span className={styles.cursor} aria-hidden="true" />}
         </div>
       )}
@@ -137,8 +167,23 @@ const AssistantMessage = memo(function AssistantMessage({
         </p>
       ))}
       {note && <p className={styles.note}>{note}</p>}
-      {!streaming && <SourceList sources={message.sources} {...(onNavigate ? { onNavigate } : {})} />}
-      {!streaming && message.content !== '' && (
+      {onAskAgain && (
+        <button type="button" className={styles.action} onClick={onAskAgain}>
+          {translate({ id: 'docsChat.answer.askAgain', message: 'Ask again', description: 'Button under an interrupted answer that sends its question again' })}
+        </button>
+      )}
+      {!streaming && (
+        <SourceList
+          sources={message.sources}
+          numbers={numbered.map((entry) => entry.number)}
+          label={translate(
+            { id: 'docsChat.sources.labelNumbered', message: 'Sources of answer {number}', description: 'Accessible name of the sources of one answer (unique per answer)' },
+            { number: String(number) },
+          )}
+          {...(onNavigate ? { onNavigate } : {})}
+        />
+      )}
+      {finished && message.content !== '' && (
         <div className={styles.actions}>
           <CopyButton text={message.content} />
           <Feedback message={message} onRate={onRate} />
@@ -149,7 +194,7 @@ const AssistantMessage = memo(function AssistantMessage({
 });
 
 /** The conversation: the welcome and suggestions first, then every exchange, scrolled to the newest. */
-export default function MessageList({ messages, welcomeMessage, suggestedQuestions, onAsk, onRate, onNavigate }: Props): ReactNode {
+export default function MessageList({ messages, welcomeMessage, suggestedQuestions, onAsk, onRate, onNavigate, onAskAgain }: Props): ReactNode {
   const endRef = useRef<HTMLDivElement>(null);
   const scrollerRef = useRef<HTMLDivElement>(null);
   // Follow the answer as it grows, unless the reader scrolled up to read something earlier.
@@ -194,7 +239,7 @@ export default function MessageList({ messages, welcomeMessage, suggestedQuestio
         )}
       </div>
       <ol className={styles.messages}>
-        {messages.map((message) => (
+        {messages.map((message, index) => (
           <li key={message.localId} className={message.role === 'user' ? styles.userItem : styles.assistantItem}>
             {message.role === 'user' ? (
               <div className={styles.question}>
@@ -209,7 +254,13 @@ export default function MessageList({ messages, welcomeMessage, suggestedQuestio
                 <p>{message.content}</p>
               </div>
             ) : (
-              <AssistantMessage message={message} onRate={onRate} onNavigate={onNavigate} />
+              <AssistantMessage
+                message={message}
+                number={messages.slice(0, index + 1).filter((candidate) => candidate.role === 'assistant').length}
+                onRate={onRate}
+                onNavigate={onNavigate}
+                {...(onAskAgain && index === messages.length - 1 ? { onAskAgain } : {})}
+              />
             )}
           </li>
         ))}

@@ -3,6 +3,7 @@ import Link from '@docusaurus/Link';
 import CodeBlock from '@theme/CodeBlock';
 import { translate } from '@docusaurus/Translate';
 import type { SourceRef } from '@docs-chat/core/protocol';
+import type { NumberedSource } from '../../chat-client/cited-sources.js';
 import type { BlockNode, InlineNode } from '../../chat-client/markdown/markdown-ast.js';
 import { parseMarkdown } from '../../chat-client/markdown/parse-markdown.js';
 import { toSiteHref } from '../../chat-client/site-href.js';
@@ -16,15 +17,16 @@ import PageColorModeProvider from './page-color-mode.js';
  */
 
 interface RenderContext {
-  sources: SourceRef[];
-  onNavigate?: (() => void) | undefined;
+  /** The source each citation number points to. */
+  citations: ReadonlyMap<number, SourceRef>;
+  onNavigate?: ((href: string) => void) | undefined;
 }
 
-function SafeLink({ href, children, onNavigate }: { href: string; children: ReactNode; onNavigate?: (() => void) | undefined }): ReactNode {
+function SafeLink({ href, children, onNavigate }: { href: string; children: ReactNode; onNavigate?: ((href: string) => void) | undefined }): ReactNode {
   const target = toSiteHref(href);
   if (target.internal) {
     return (
-      <Link to={target.href} onClick={onNavigate}>
+      <Link to={target.href} onClick={() => onNavigate?.(target.href)}>
         {children}
       </Link>
     );
@@ -37,7 +39,7 @@ function SafeLink({ href, children, onNavigate }: { href: string; children: Reac
 }
 
 function Citation({ index, context }: { index: number; context: RenderContext }): ReactNode {
-  const source = context.sources[index - 1];
+  const source = context.citations.get(index);
   if (!source) return `[${index}]`;
   const label = translate(
     { id: 'docsChat.citation.label', message: 'Source {number}: {title}', description: 'Accessible name of a [n] citation link in an answer' },
@@ -111,13 +113,14 @@ function renderBlocks(blocks: BlockNode[], context: RenderContext): ReactNode[] 
         return <blockquote key={key}>{renderBlocks(block.children, context)}</blockquote>;
       case 'table':
         return (
-          <div key={key} className="docs-chat-table-scroll">
+          // Focusable: a region that scrolls sideways must be reachable by keyboard (WCAG 2.1.1).
+          <div key={key} className="docs-chat-table-scroll" tabIndex={0}>
             <table>
               <thead>
                 <tr>
                   {block.header.map((cell, column) => (
                     <th key={column} style={block.align[column] ? { textAlign: block.align[column] } : undefined}>
-                      {renderInline(cell, context)}
+                      <span className="docs-chat-cell">{renderInline(cell, context)}</span>
                     </th>
                   ))}
                 </tr>
@@ -127,7 +130,7 @@ function renderBlocks(blocks: BlockNode[], context: RenderContext): ReactNode[] 
                   <tr key={rowIndex}>
                     {row.map((cell, column) => (
                       <td key={column} style={block.align[column] ? { textAlign: block.align[column] } : undefined}>
-                        {renderInline(cell, context)}
+                        <span className="docs-chat-cell">{renderInline(cell, context)}</span>
                       </td>
                     ))}
                   </tr>
@@ -144,11 +147,13 @@ function renderBlocks(blocks: BlockNode[], context: RenderContext): ReactNode[] 
 
 export interface MarkdownViewProps {
   markdown: string;
-  sources: SourceRef[];
-  /** Called when the reader follows a link (the panel may close itself on phones). */
-  onNavigate?: () => void;
+  /** The answer's sources with the numbers its citations use. */
+  sources: readonly NumberedSource[];
+  /** Called with the link's target when the reader follows it (the panel may close itself on phones). */
+  onNavigate?: (href: string) => void;
 }
 
 export default function MarkdownView({ markdown, sources, onNavigate }: MarkdownViewProps): ReactNode {
-  return <>{renderBlocks(parseMarkdown(markdown), { sources, onNavigate })}</>;
+  const citations = new Map(sources.map((entry) => [entry.number, entry.source]));
+  return <>{renderBlocks(parseMarkdown(markdown), { citations, onNavigate })}</>;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import MessageList from '@theme/MessageList';
+import type { SourceRef } from '@docs-chat/core/protocol';
 import type { ChatMessage } from '../../chat-client/chat-state.js';
 
 function message(overrides: Partial<ChatMessage>): ChatMessage {
@@ -48,7 +49,13 @@ describe('MessageList', () => {
       message({ content: 'Second answer' }),
     ]);
     const items = within(screen.getByRole('region', { name: 'Conversation' })).getAllByRole('listitem');
-    expect(items.map((item) => item.textContent)).toEqual([
+    // What a screen reader reads: the text without the parts hidden from it.
+    const spoken = (item: HTMLElement): string => {
+      const copy = item.cloneNode(true) as HTMLElement;
+      for (const hidden of copy.querySelectorAll('[aria-hidden="true"]')) hidden.remove();
+      return copy.textContent ?? '';
+    };
+    expect(items.map(spoken)).toEqual([
       'You:First question',
       'Assistant:First answerCopy answer',
       'You:About the selectionAbout this passage',
@@ -90,6 +97,16 @@ describe('MessageList', () => {
     renderList([message({ content: 'Answer', serverId: null })]);
     expect(screen.queryByRole('button', { name: 'Helpful answer' })).toBeNull();
     expect(screen.getByRole('button', { name: 'Copy answer' })).toBeTruthy();
+  });
+
+  it('links each citation of a finished answer to the source it names, and numbers the source list as the citations do', () => {
+    const source = (name: string): SourceRef => ({ file: `${name}.md`, title: name, heading: null, headingPath: [name], url: `/docs/${name}`, score: 0.5 });
+    // The server keeps the cited sources in order of first citation: [3] then [1]; [2] was not cited.
+    renderList([message({ content: 'Install it [3]. Configure it [1].', sources: [source('install'), source('configure')], citedSourcesOnly: true })]);
+    expect(screen.getByRole('link', { name: 'Source 3: install' }).getAttribute('href')).toBe('/docs/install');
+    expect(screen.getByRole('link', { name: 'Source 1: configure' }).getAttribute('href')).toBe('/docs/configure');
+    const list = screen.getByRole('navigation', { name: 'Sources of answer 1' });
+    expect(within(list).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['3install', '1configure']);
   });
 
   it('renders a citation without a matching source as plain text', () => {

@@ -23,10 +23,10 @@ export default function SelectionMode({ text, truncated, estimatedTokens, onExit
     <section className={`docs-chat-selection ${styles.banner}`} aria-labelledby={titleId}>
       <div className={styles.header}>
         <h3 id={titleId} className={styles.title}>
-          {translate({ id: 'docsChat.selection.active', message: 'Selection Mode Active', description: 'Title of the selection mode banner' })}
+          {translate({ id: 'docsChat.selection.active', message: 'Selection mode', description: 'Title of the selection mode banner' })}
         </h3>
         <button type="button" className={styles.exit} onClick={onExit}>
-          {translate({ id: 'docsChat.selection.exit', message: 'Exit Selection Mode', description: 'Button that returns to questions about all the docs' })}
+          {translate({ id: 'docsChat.selection.exit', message: 'Exit selection mode', description: 'Button that returns to questions about all the docs' })}
         </button>
       </div>
       <p className={styles.explanation}>
@@ -42,7 +42,8 @@ export default function SelectionMode({ text, truncated, estimatedTokens, onExit
           {translate(
             {
               id: 'docsChat.selection.truncated',
-              message: 'Your selection is about {tokens} tokens; only the first {max} are used. Select a shorter passage to ask about all of it.',
+              // Word for word the server's selection_truncated warning (selectionTruncatedMessage in the protocol).
+              message: 'The selection is about {tokens} tokens; only the first {max} are used. Select a shorter passage to ask about all of it.',
               description: 'Warning when the selection is over the token budget',
             },
             { tokens: String(estimatedTokens), max: String(MAX_SELECTION_TOKENS) },

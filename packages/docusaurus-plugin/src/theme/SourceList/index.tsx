@@ -7,16 +7,20 @@ import styles from './styles.module.css';
 
 export interface Props {
   readonly sources: readonly SourceRef[];
-  /** Called when the reader follows a source link. */
-  readonly onNavigate?: () => void;
+  /** The citation number of each source (what `[n]` in the answer says); 1, 2, 3... when absent. */
+  readonly numbers?: readonly number[];
+  /** Accessible name of the list's landmark; each answer's must be unique ("Sources of answer 2"). Defaults to the heading. */
+  readonly label?: string;
+  /** Called with the source's target when the reader follows a source link. */
+  readonly onNavigate?: (href: string) => void;
 }
 
 /** The numbered sources of one answer; number n matches the answer's citation [n]. */
-export default function SourceList({ sources, onNavigate }: Props): ReactNode {
+export default function SourceList({ sources, numbers, label: landmarkLabel, onNavigate }: Props): ReactNode {
   if (sources.length === 0) return null;
   const heading = translate({ id: 'docsChat.sources.heading', message: 'Sources', description: 'Heading above the sources of an answer' });
   return (
-    <nav className={`docs-chat-sources ${styles.sources}`} aria-label={heading}>
+    <nav className={`docs-chat-sources ${styles.sources}`} aria-label={landmarkLabel ?? heading}>
       <p className={styles.heading} aria-hidden="true">
         {heading}
       </p>
@@ -28,17 +32,21 @@ export default function SourceList({ sources, onNavigate }: Props): ReactNode {
           const path = fullPath[0] === source.title ? fullPath.slice(1) : fullPath;
           const label = (
             <>
-              <span className={styles.title}>{source.title}</span>
+              {/* Shown on two lines; read as "Title, Section" rather than run together ("ConfigurationVector store settings"). */}
+              <span className={styles.title}>
+                {source.title}
+                {path.length > 0 && <span className={styles.spokenOnly}>,</span>}
+              </span>
               {path.length > 0 && <span className={styles.section}>{path.join(' › ')}</span>}
             </>
           );
           return (
             <li key={`${source.url}-${index}`} className={styles.item}>
               <span className={styles.number} aria-hidden="true">
-                {index + 1}
+                {numbers?.[index] ?? index + 1}
               </span>
               {target.internal ? (
-                <Link className={styles.link} to={target.href} onClick={onNavigate}>
+                <Link className={styles.link} to={target.href} onClick={() => onNavigate?.(target.href)}>
                   {label}
                 </Link>
               ) : (

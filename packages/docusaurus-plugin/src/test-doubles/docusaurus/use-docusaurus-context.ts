@@ -1,0 +1,6 @@
+// Test double of @docusaurus/useDocusaurusContext: the test site configuration (site-config.ts).
+import { testSiteConfig } from './site-config.js';
+
+export default function useDocusaurusContext(): { siteConfig: { baseUrl: string; trailingSlash: boolean | undefined } } {
+  return { siteConfig: { ...testSiteConfig } };
+}
