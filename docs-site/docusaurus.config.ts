@@ -1,4 +1,4 @@
-import { themes as prismThemes } from 'prism-react-renderer';
+import { darkCodeTheme, lightCodeTheme } from './src/prism-themes';
 import type { Config } from '@docusaurus/types';
 import type * as Preset from '@docusaurus/preset-classic';
 import type { Options as DocsChatOptions } from '@docs-chat/docusaurus-plugin';
@@ -17,7 +17,10 @@ const config: Config = {
   },
 
   url: process.env.DOCS_SITE_URL ?? 'http://localhost:3000',
-  baseUrl: '/',
+  // Set at build time to serve the site under a sub-path; the end-to-end suite also builds it with
+  // DOCS_SITE_BASE_URL=/handbook/ and both trailing-slash settings to check that search results land.
+  baseUrl: process.env.DOCS_SITE_BASE_URL ?? '/',
+  ...(process.env.DOCS_SITE_TRAILING_SLASH ? { trailingSlash: process.env.DOCS_SITE_TRAILING_SLASH === 'true' } : {}),
 
   // A broken link or anchor would also be a broken citation target for the chatbot: fail the build.
   onBrokenLinks: 'throw',
@@ -126,8 +129,8 @@ const config: Config = {
       copyright: `docs-chat is open source under the MIT licence. Built with Docusaurus.`,
     },
     prism: {
-      theme: prismThemes.github,
-      darkTheme: prismThemes.dracula,
+      theme: lightCodeTheme,
+      darkTheme: darkCodeTheme,
       additionalLanguages: ['bash', 'docker', 'ini', 'nginx', 'http'],
     },
   } satisfies Preset.ThemeConfig,

@@ -8,6 +8,9 @@ import { E2E_ARTIFACTS_DIR } from './support/paths.js';
 import { readSharedBuild } from './support/shared-build.js';
 import { serveStaticSite, type StaticSite } from './support/static-server.js';
 import { auditAccessibility, screenshot, WidgetPage, type AxeViolationSummary } from './support/widget-page.js';
+import { readPanelLayout, waitForColourMode } from './support/panel-layout.js';
+import { countTokens } from '@docs-chat/core';
+import { CODE_ANSWER, CODE_QUESTION } from './support/code-answer.js';
 
 // The built docs-site in headless Debian Chromium, talking to the real docs-chat
 // server on offline defaults (local embedder, embedded store, extractive answers,
@@ -16,6 +19,8 @@ import { auditAccessibility, screenshot, WidgetPage, type AxeViolationSummary } 
 
 const SLOW = 120_000;
 const QUESTION = 'Which environment variables switch the vector store to Qdrant?';
+/** The code blocks' background in each colour mode: those of docs-site/src/prism-themes.ts (GitHub's and Dracula's). */
+const CODE_BACKGROUND = { light: '#f6f8fa', dark: '#282a36' };
 
 let site: StaticSite;
 let server: RunningChatServer;
@@ -140,7 +145,7 @@ test('clicking the launcher opens the panel, the answer streams in, and its cita
   const sourceHref = (await sources.first().getAttribute('href')) ?? '';
   expect(new URL(citationHref, site.origin).href).toBe(new URL(sourceHref, site.origin).href);
   expect(citationHref).toMatch(/^\/docs\/[^#]+#.+/);
-  const citedSection = ((await sources.first().locator('span').nth(1).textContent()) ?? '').split(' › ').pop()?.trim();
+  const citedSection = ((await sources.first().locator('span').last().textContent()) ?? '').split(' › ').pop()?.trim();
   await screenshot(page, 'click-flow-answer-light');
 
   await citation.click();
@@ -247,7 +252,7 @@ function normalise(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-test('selecting a paragraph offers to ask about it; selection mode answers from the passage and Exit Selection Mode returns to the whole docs', async () => {
+test('selecting a paragraph offers to ask about it; selection mode answers from the passage and Exit selection mode returns to the whole docs', async () => {
   const paragraph = await firstParagraph();
   await page.locator('main article .markdown > p').nth(paragraph.index).click({ clickCount: 3 });
   const offer = page.getByRole('button', { name: 'Ask about selection' });
@@ -256,7 +261,7 @@ test('selecting a paragraph offers to ask about it; selection mode answers from 
   await offer.click();
 
   await widget.panel().waitFor({ state: 'visible' });
-  const banner = widget.panel().getByRole('region', { name: 'Selection Mode Active' });
+  const banner = widget.panel().getByRole('region', { name: 'Selection mode', exact: true });
   await banner.waitFor({ state: 'visible' });
   const preview = normalise((await banner.locator('blockquote').textContent()) ?? '');
   expect(paragraph.text.startsWith(preview.replace(/…$/, '').slice(0, 60))).toBe(true);
@@ -272,7 +277,7 @@ test('selecting a paragraph offers to ask about it; selection mode answers from 
   expect(normalise(chatRequests[0]?.context ?? '')).toBe(paragraph.text);
   await screenshot(page, 'selection-mode-answer-light');
 
-  await banner.getByRole('button', { name: 'Exit Selection Mode' }).click();
+  await banner.getByRole('button', { name: 'Exit selection mode', exact: true }).click();
   await banner.waitFor({ state: 'detached' });
   await expect(widget.questionBox().getAttribute('placeholder')).resolves.toBe('Ask a question about the docs…');
   await ask(QUESTION);
@@ -282,7 +287,7 @@ test('selecting a paragraph offers to ask about it; selection mode answers from 
   expect(pageErrors).toEqual([]);
 }, SLOW);
 
-test('with the keyboard only: Ctrl+I with text selected enters selection mode, Enter asks, and Exit Selection Mode is reachable and puts focus back in the question box', async () => {
+test('with the keyboard only: Ctrl+I with text selected enters selection mode, Enter asks, and Exit selection mode is reachable and puts focus back in the question box', async () => {
   const paragraph = await firstParagraph();
   // Keyboard text selection in a page needs caret browsing, which headless Chromium cannot switch on;
   // the selection is made through the Selection API, which fires the same selectionchange a keyboard selection does.
@@ -298,7 +303,7 @@ test('with the keyboard only: Ctrl+I with text selected enters selection mode, E
 
   await page.keyboard.press('Control+i');
   await widget.panel().waitFor({ state: 'visible' });
-  const banner = widget.panel().getByRole('region', { name: 'Selection Mode Active' });
+  const banner = widget.panel().getByRole('region', { name: 'Selection mode', exact: true });
   await banner.waitFor({ state: 'visible' });
   await expect(widget.focused()).resolves.toMatchObject({ tag: 'textarea', name: 'Your question' });
 
@@ -308,7 +313,7 @@ test('with the keyboard only: Ctrl+I with text selected enters selection mode, E
   expect(chatRequests[0]).toMatchObject({ mode: 'selection' });
   expect(normalise(chatRequests[0]?.context ?? '')).toBe(paragraph.text);
 
-  const exit = banner.getByRole('button', { name: 'Exit Selection Mode' });
+  const exit = banner.getByRole('button', { name: 'Exit selection mode', exact: true });
   for (let index = 0; index < 40 && !(await exit.evaluate((button) => button === document.activeElement)); index += 1) await page.keyboard.press('Shift+Tab');
   await expect(exit.evaluate((button) => button === document.activeElement)).resolves.toBe(true);
   await page.keyboard.press('Enter');
@@ -353,29 +358,141 @@ describe.each(['light', 'dark'] as const)('axe-core audit in %s mode', (colorSch
     const offer = page.getByRole('button', { name: 'Ask about selection' });
     await offer.waitFor({ state: 'visible' });
     await offer.click();
-    await widget.panel().getByRole('region', { name: 'Selection Mode Active' }).waitFor({ state: 'visible' });
+    await widget.panel().getByRole('region', { name: 'Selection mode', exact: true }).waitFor({ state: 'visible' });
     await expectNoViolations('selection-mode');
     expect(pageErrors).toEqual([]);
   }, SLOW);
 });
 
-test('the page stays usable beside the open panel: it reflows to the side and keeps scrolling under the mouse wheel', async () => {
+test('the article stays readable beside the open panel: on wide screens the page reflows beside it with at least 600 px of article, at middle widths the panel lies over the page below the navbar, and the page keeps scrolling under the mouse wheel', async () => {
+  const seen: Record<number, { layout: string | null; article: number; toggleUncovered: boolean | null }> = {};
+  for (const width of [1920, 1600, 1440, 1280, 1200, 1024, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await widget.open('/docs/reference/configuration');
+    await widget.launcher().click();
+    await widget.panel().waitFor({ state: 'visible' });
+    const layout = await readPanelLayout(page);
+    seen[width] = { layout: layout.layout, article: Math.round(layout.article?.width ?? 0), toggleUncovered: layout.colourToggleUncovered };
+    expect({ width, modal: layout.modal, pageInert: layout.pageInert }).toEqual({ width, modal: false, pageInert: false });
+    if (layout.layout === 'push') {
+      // The page made room: nothing of the article is under the panel, and it is wide enough to read.
+      expect({ width, article: layout.article!.width >= 600, beside: layout.article!.right <= layout.panel.left + 1 }).toEqual({ width, article: true, beside: true });
+    } else {
+      // Over the page: the navbar (colour mode toggle, search, menu) stays uncovered above the panel.
+      expect({ width, layout: layout.layout, toggleUncovered: layout.colourToggleUncovered !== false, panelBelowNavbar: layout.panel.top > 0 }).toEqual({
+        width,
+        layout: 'overlay',
+        toggleUncovered: true,
+        panelBelowNavbar: true,
+      });
+    }
+    // The page keeps scrolling beside the panel.
+    const before = await page.evaluate(() => window.scrollY);
+    await page.mouse.move(Math.max(20, layout.panel.left / 2), 500);
+    await page.mouse.wheel(0, 800);
+    await page.waitForFunction((start) => window.scrollY > start + 100, before, { timeout: 5000 });
+    await expect(widget.panel().isVisible()).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+  }
+  // Wide screens reflow; the common laptop widths, where reflowing would squeeze the article, overlay.
+  expect(seen[1920]?.layout).toBe('push');
+  expect(seen[1280]?.layout).toBe('overlay');
+  expect(pageErrors).toEqual([]);
+}, SLOW);
+
+test('the launcher never covers the "Scroll back to top" button, on a desktop and on a phone', async () => {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(viewport);
+    await widget.open('/docs/reference/configuration');
+    // Docusaurus shows the button when the reader scrolls back up, far enough from the top.
+    await page.evaluate(() => window.scrollTo(0, 3000));
+    await page.waitForTimeout(150);
+    await page.evaluate(() => window.scrollTo(0, 2600));
+    const backToTop = page.getByRole('button', { name: 'Scroll back to top' });
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('.theme-back-to-top-button')!).opacity === '1', undefined, { timeout: 5000 });
+    const boxes = await page.evaluate(() => {
+      const box = (selector: string) => {
+        const rect = document.querySelector(selector)!.getBoundingClientRect();
+        const hit = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
+        return { left: rect.left, right: rect.right, top: rect.top, bottom: rect.bottom, onTop: Boolean(hit && document.querySelector(selector)!.contains(hit)) };
+      };
+      return { launcher: box('.docs-chat-launcher'), backToTop: box('.theme-back-to-top-button') };
+    });
+    const overlap = !(boxes.launcher.right <= boxes.backToTop.left || boxes.backToTop.right <= boxes.launcher.left || boxes.launcher.bottom <= boxes.backToTop.top || boxes.backToTop.bottom <= boxes.launcher.top);
+    expect({ viewport: viewport.width, overlap, launcherOnTop: boxes.launcher.onTop, backToTopOnTop: boxes.backToTop.onTop }).toEqual({
+      viewport: viewport.width,
+      overlap: false,
+      launcherOnTop: true,
+      backToTopOnTop: true,
+    });
+    await backToTop.click();
+    await page.waitForFunction(() => window.scrollY < 50, undefined, { timeout: 5000 });
+  }
+  expect(pageErrors).toEqual([]);
+}, SLOW);
+
+test('on a phone the full-screen panel is modal (focus stays inside, the page behind is inert); the side panel on a wide screen is not, and resizing switches between them', async () => {
+  const focusLeaks = async (): Promise<string[]> => {
+    const leaks: string[] = [];
+    for (const key of [...Array(12).fill('Tab'), ...Array(12).fill('Shift+Tab')] as string[]) {
+      await page.keyboard.press(key);
+      const focused = await widget.focused();
+      if (!focused.insidePanel) leaks.push(`${key} -> ${focused.tag} "${focused.name}"`);
+    }
+    return leaks;
+  };
+  // Inert elements, leaving out the theme's own closed mobile menu (which Docusaurus keeps inert at phone widths).
+  const inertElements = (): Promise<string[]> =>
+    page.locator('[inert]').evaluateAll((elements) => elements.filter((element) => !element.closest('.navbar-sidebar')).map((element) => element.outerHTML.slice(0, 80)));
+  const themeInert: string[] = [];
+  await page.setViewportSize({ width: 390, height: 844 });
+  await widget.open('/docs/intro');
+  await expect(inertElements()).resolves.toEqual(themeInert);
   await widget.launcher().click();
   await widget.panel().waitFor({ state: 'visible' });
-  const layout = await page.evaluate(() => {
-    const panel = document.getElementById('docs-chat-panel')?.getBoundingClientRect();
-    const article = document.querySelector('main article')?.getBoundingClientRect();
-    return { panelLeft: panel?.left ?? 0, panelWidth: panel?.width ?? 0, articleRight: article?.right ?? Infinity, viewport: window.innerWidth };
-  });
-  expect(layout.panelWidth).toBeGreaterThan(250);
-  expect(layout.panelWidth).toBeLessThan(layout.viewport / 2);
-  expect(layout.articleRight).toBeLessThanOrEqual(layout.panelLeft + 1);
+  // The modal tools are a small chunk of their own: the page turns inert once it has arrived.
+  await page.waitForFunction(() => Boolean(document.querySelector('main')?.closest('[inert]')), undefined, { timeout: 5000 });
+  let layout = await readPanelLayout(page);
+  expect({ modal: layout.modal, pageInert: layout.pageInert, layout: layout.layout }).toEqual({ modal: true, pageInert: true, layout: 'full-screen' });
+  await expect(focusLeaks()).resolves.toEqual([]);
 
-  const before = await page.evaluate(() => window.scrollY);
-  await page.mouse.move(layout.panelLeft / 2, 500);
-  await page.mouse.wheel(0, 800);
-  await page.waitForFunction((start) => window.scrollY > start + 100, before, { timeout: 5000 });
-  await expect(widget.panel().isVisible()).resolves.toBe(true);
+  // Rotating to a wide screen makes it a side panel beside a live page, and back.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.waitForFunction(() => document.getElementById('docs-chat-panel')?.getAttribute('aria-modal') === 'false');
+  layout = await readPanelLayout(page);
+  expect({ modal: layout.modal, pageInert: layout.pageInert }).toEqual({ modal: false, pageInert: false });
+  await expect(inertElements()).resolves.toEqual(themeInert);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => document.getElementById('docs-chat-panel')?.getAttribute('aria-modal') === 'true' && Boolean(document.querySelector('main')?.closest('[inert]')));
+  await expect(focusLeaks()).resolves.toEqual([]);
+
+  // Closing gives the page back.
+  await page.keyboard.press('Escape');
+  await widget.panel().waitFor({ state: 'hidden' });
+  await expect(inertElements()).resolves.toEqual(themeInert);
+  await expect(widget.focused()).resolves.toMatchObject({ isLauncher: true });
+  expect(pageErrors).toEqual([]);
+}, SLOW);
+
+test('selecting a whole long page offers "Ask about selection" where the reader can see and click it', async () => {
+  await widget.open('/docs/reference/configuration');
+  await selectContents('main article');
+  const offer = page.getByRole('button', { name: 'Ask about selection' });
+  await offer.waitFor({ state: 'attached' });
+  const placement = await offer.evaluate((button) => {
+    const rect = button.getBoundingClientRect();
+    const hit = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
+    return {
+      onScreen: rect.top >= 0 && rect.left >= 0 && rect.bottom <= window.innerHeight && rect.right <= window.innerWidth,
+      onTop: Boolean(hit && button.contains(hit)),
+    };
+  });
+  expect(placement).toEqual({ onScreen: true, onTop: true });
+  await offer.click();
+  await widget.panel().getByRole('region', { name: 'Selection mode', exact: true }).waitFor({ state: 'visible' });
   expect(pageErrors).toEqual([]);
 }, SLOW);
 
@@ -395,7 +512,7 @@ test('with prefers-reduced-motion the panel and the launcher do not animate, and
   expect(pageErrors).toEqual([]);
 }, SLOW);
 
-test('on a phone the panel fills the screen, and following a source closes it to show the cited section', async () => {
+test('on a phone the panel fills the screen, and following a source closes it to show the cited section, with focus on its heading', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await widget.open('/docs/intro');
   await widget.launcher().click();
@@ -412,22 +529,56 @@ test('on a phone the panel fills the screen, and following a source closes it to
   await widget.panel().waitFor({ state: 'hidden' });
   await waitForLanding(href);
   await expect(landing()).resolves.toMatchObject({ pathname: new URL(href, site.origin).pathname, tag: expect.stringMatching(/^h[1-6]$/), onScreen: true, uncovered: true });
+  // A keyboard or screen-reader user continues from the section, not from the launcher in the corner.
+  const hash = decodeURIComponent(new URL(href, site.origin).hash.slice(1));
+  await page.waitForFunction((id) => document.activeElement?.id === id, hash, { timeout: 5000 });
   await screenshot(page, 'phone-citation-landing-light');
   expect(pageErrors).toEqual([]);
 }, SLOW);
 
-test('after a reload, reopening the widget offers to resume the last conversation, and resuming shows it again', async () => {
+test('after a reload, reopening the widget offers to resume the last conversation; resuming shows it again with its rating, a rating can be taken back, and focus lands in the question box after Resume, New chat and Start new', async () => {
   await widget.launcher().click();
   await ask(QUESTION);
-  await widget.finishedAnswer(1);
+  let answer = await widget.finishedAnswer(1);
+  const feedbackBodies: unknown[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url() === `${server.url}/feedback`) feedbackBodies.push(JSON.parse(request.postData() ?? '{}'));
+  });
+  const helpful = () => widget.answers().first().getByRole('button', { name: 'Helpful answer', exact: true });
+  const stored = page.waitForResponse((response) => response.url() === `${server.url}/feedback`);
+  await helpful().click();
+  await expect(stored.then((response) => response.status())).resolves.toBe(201);
 
-  await page.reload();
-  await page.locator('html[data-has-hydrated="true"]').waitFor({ state: 'attached' });
-  await widget.launcher().click();
-  await widget.panel().getByRole('button', { name: 'Resume last conversation' }).click();
-  await widget.panel().getByText(QUESTION, { exact: true }).waitFor({ state: 'visible' });
+  const resumeAfterReload = async (): Promise<void> => {
+    await page.reload();
+    await page.locator('html[data-has-hydrated="true"]').waitFor({ state: 'attached' });
+    await widget.launcher().click();
+    await widget.panel().getByRole('button', { name: 'Resume last conversation' }).click();
+    await widget.panel().getByText(QUESTION, { exact: true }).waitFor({ state: 'visible' });
+  };
+  await resumeAfterReload();
+  answer = await widget.finishedAnswer(1);
+  await expect(widget.focused()).resolves.toMatchObject({ tag: 'textarea', name: 'Your question' });
+  await expect(answer.getByRole('navigation', { name: 'Sources' }).getByRole('link').count()).resolves.toBeGreaterThan(0);
+  // The rating given before the reload is still shown as given.
+  await expect(helpful().getAttribute('aria-pressed')).resolves.toBe('true');
+
+  // Pressing the pressed thumb again takes the rating back, on the server too.
+  const takenBack = page.waitForResponse((response) => response.url() === `${server.url}/feedback`);
+  await helpful().click();
+  await expect(takenBack.then((response) => response.status())).resolves.toBe(200);
+  await expect(helpful().getAttribute('aria-pressed')).resolves.toBe('false');
+  await expect(answer.getByText('Thanks for the feedback').count()).resolves.toBe(0);
+  expect(feedbackBodies).toEqual([expect.objectContaining({ rating: 'up' }), expect.objectContaining({ rating: null })]);
+  await resumeAfterReload();
   await widget.finishedAnswer(1);
-  await expect(widget.answers().first().getByRole('navigation', { name: 'Sources' }).getByRole('link').count()).resolves.toBeGreaterThan(0);
+  await expect(helpful().getAttribute('aria-pressed')).resolves.toBe('false');
+
+  // New chat: the button that had focus goes away with the conversation; focus goes to the question box.
+  await widget.panel().getByRole('button', { name: 'New chat' }).click();
+  await expect(widget.focused()).resolves.toMatchObject({ tag: 'textarea', name: 'Your question' });
+  await ask(QUESTION);
+  await widget.finishedAnswer(1);
 
   // "Start new" after another reload gives an empty conversation with the suggestions.
   await page.reload();
@@ -436,6 +587,7 @@ test('after a reload, reopening the widget offers to resume the last conversatio
   await widget.panel().getByRole('button', { name: 'Start new' }).click();
   await widget.panel().getByRole('list', { name: 'Suggested questions' }).waitFor({ state: 'visible' });
   await expect(widget.answers().count()).resolves.toBe(0);
+  await expect(widget.focused()).resolves.toMatchObject({ tag: 'textarea', name: 'Your question' });
   expect(pageErrors).toEqual([]);
 }, SLOW);
 
@@ -461,7 +613,7 @@ test('in selection mode a new selection in the page replaces the passage, while 
   expect(paragraphs.length).toBeGreaterThan(2);
   await page.locator('main article .markdown > p').nth(0).click({ clickCount: 3 });
   await page.getByRole('button', { name: 'Ask about selection' }).click();
-  const banner = widget.panel().getByRole('region', { name: 'Selection Mode Active' });
+  const banner = widget.panel().getByRole('region', { name: 'Selection mode', exact: true });
   await banner.waitFor({ state: 'visible' });
   await expect(banner.locator('blockquote').textContent()).resolves.toContain(normalise(paragraphs[0] ?? '').slice(0, 40));
 
@@ -476,7 +628,7 @@ test('in selection mode a new selection in the page replaces the passage, while 
   expect(normalise(chatRequests[0]?.context ?? '')).toBe(normalise(paragraphs[2] ?? ''));
 
   // Text selected inside the answer or in the sidebar is not page content: no offer.
-  await banner.getByRole('button', { name: 'Exit Selection Mode' }).click();
+  await banner.getByRole('button', { name: 'Exit selection mode', exact: true }).click();
   await selectContents('#docs-chat-panel .docs-chat-markdown p');
   await page.waitForTimeout(500); // the hook waits 200 ms after the last selection change
   await expect(page.getByRole('button', { name: 'Ask about selection' }).count()).resolves.toBe(0);
@@ -491,7 +643,7 @@ test('a selection over 2,000 tokens is cut with a visible warning, and the quest
   const selected = await selectContents('main article .markdown');
   expect(selected.length).toBeGreaterThan(9000);
   await page.getByRole('button', { name: 'Ask about selection' }).click();
-  const banner = widget.panel().getByRole('region', { name: 'Selection Mode Active' });
+  const banner = widget.panel().getByRole('region', { name: 'Selection mode', exact: true });
   await banner.getByText(/only the first 2000 are used/).waitFor({ state: 'visible' });
   await screenshot(page, 'selection-truncated-light');
   await ask('Which variable sets the port?');
@@ -500,23 +652,78 @@ test('a selection over 2,000 tokens is cut with a visible warning, and the quest
   const context = chatRequests[0]?.context ?? '';
   expect(context.length).toBeGreaterThan(1000);
   expect(context.length).toBeLessThan(selected.length);
+  // One rule and one message: the widget cuts the passage exactly as the server would, so the server
+  // has nothing left to cut and the reader reads one warning, not two contradictory token counts.
+  expect(countTokens(context)).toBeLessThanOrEqual(2000);
+  const warnings = normalise((await widget.panel().textContent()) ?? '').match(/about \d+ tokens/g) ?? [];
+  expect(warnings).toHaveLength(1);
   expect(pageErrors).toEqual([]);
 }, SLOW);
 
-test('rating an answer is stored by the server and acknowledged, and the finished answer is announced once through the live region', async () => {
+test('rating an answer is stored by the server and acknowledged, and the finished answer is announced once through the live region, then cleared so browse mode does not read it twice', async () => {
   await widget.launcher().click();
+  await widget.panel().waitFor({ state: 'visible' });
+  await widget.watchAnnouncements();
   await ask(QUESTION);
   const answer = await widget.finishedAnswer(1);
-  const liveRegion = widget.panel().locator('[aria-live="polite"]').last();
-  const announced = normalise((await liveRegion.textContent()) ?? '');
-  expect(announced.length).toBeGreaterThan(40);
-  expect(normalise((await answer.locator('.docs-chat-markdown').textContent()) ?? '').slice(0, 30)).toBe(announced.slice(0, 30));
+  const answerStart = normalise((await answer.locator('.docs-chat-markdown').textContent()) ?? '').slice(0, 30);
+  await page.waitForFunction((start) => (window as unknown as { __announcements: string[] }).__announcements.some((text) => text.replace(/\s+/g, ' ').startsWith(start)), answerStart, { timeout: 10_000 });
+  // Announced, then gone from the live region: the answer itself stays in the conversation only.
+  await page.waitForFunction(() => [...document.querySelectorAll('#docs-chat-panel [aria-live]')].every((region) => (region.textContent ?? '').trim() === ''), undefined, { timeout: 10_000 });
 
   const feedback = page.waitForResponse((response) => response.url() === `${server.url}/feedback` && response.request().method() === 'POST');
   await answer.getByRole('button', { name: 'Helpful answer', exact: true }).click();
   await expect(feedback.then((response) => response.status())).resolves.toBeLessThan(300);
   await answer.getByText('Thanks for the feedback').waitFor({ state: 'visible' });
   await expect(answer.getByRole('button', { name: 'Helpful answer', exact: true }).getAttribute('aria-pressed')).resolves.toBe('true');
+  expect(pageErrors).toEqual([]);
+}, SLOW);
+
+test('for screen readers: no second banner landmark, a uniquely named Sources landmark per answer, source links named "page, section", and "Copied" announced without the buttons beside it moving', async () => {
+  await chromium.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
+  await widget.launcher().click();
+  await ask(QUESTION);
+  await widget.finishedAnswer(1);
+  await ask('How do I add the chat widget to my Docusaurus site?');
+  const second = await widget.finishedAnswer(2);
+
+  await expect(widget.panel().getByRole('banner').count()).resolves.toBe(0);
+  const landmarks = await widget.panel().getByRole('navigation').evaluateAll((navs) => navs.map((nav) => nav.getAttribute('aria-label') ?? ''));
+  expect(landmarks.length).toBe(2);
+  expect(new Set(landmarks).size).toBe(2);
+  expect(landmarks.every((name) => /^Sources/.test(name))).toBe(true);
+
+  // A source link's accessible name reads "page title, section", as the two lines it shows, not run together.
+  const sources = widget.panel().locator('.docs-chat-sources').first();
+  // (Chromium sets the spoken comma apart with a space, "Configuration , Vector…": the same words and pause for a screen reader.)
+  const linkNames = [...(await sources.ariaSnapshot()).matchAll(/link "([^"]+)"/g)].map((match) => match[1]?.replace(/\s+,/g, ','));
+  const shownLines = await sources.locator('a').evaluateAll((links) => {
+    // The text a sighted reader sees: without the parts only screen readers get (clipped to nothing).
+    const spokenOnly = (element: Element): boolean => {
+      const style = getComputedStyle(element);
+      return style.position === 'absolute' || style.clipPath !== 'none' || element.getBoundingClientRect().width <= 1;
+    };
+    const visibleText = (node: Node): string =>
+      node.nodeType === Node.TEXT_NODE ? (node.textContent ?? '') : spokenOnly(node as Element) ? '' : [...node.childNodes].map(visibleText).join('');
+    return links.map((link) =>
+      [...link.children]
+        .map((line) => visibleText(line).replace(/\s+/g, ' ').trim())
+        .filter((line) => line !== '')
+        .join(', '),
+    );
+  });
+  expect(linkNames.length).toBeGreaterThan(0);
+  expect(linkNames).toEqual(shownLines);
+  expect(shownLines.some((name) => name.includes(', '))).toBe(true);
+
+  await widget.watchAnnouncements();
+  const thumbsBefore = await second.getByRole('button', { name: 'Helpful answer', exact: true }).boundingBox();
+  await second.getByRole('button', { name: 'Copy answer' }).click();
+  await second.getByRole('button', { name: 'Copied' }).waitFor();
+  const thumbsAfter = await second.getByRole('button', { name: 'Helpful answer', exact: true }).boundingBox();
+  expect(thumbsAfter?.x).toBe(thumbsBefore?.x);
+  await page.waitForFunction(() => (window as unknown as { __announcements: string[] }).__announcements.some((text) => /copied/i.test(text)), undefined, { timeout: 5000 });
+  await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toContain('docs');
   expect(pageErrors).toEqual([]);
 }, SLOW);
 
@@ -532,8 +739,8 @@ describe('with a model that streams over time (the real server on Gemini, answer
       LLM_MODEL: 'gemini-flash-latest',
       GEMINI_API_KEY: gemini.apiKey,
       GEMINI_BASE_URL: gemini.url,
-      // The index was built with the local embedder: questions must be embedded the same way.
-      EMBEDDING_PROVIDER: 'local',
+      // The index was built with the no-key default (neural): a key would switch questions to Gemini embeddings.
+      EMBEDDING_PROVIDER: 'neural',
     });
   }, SLOW);
 
@@ -621,18 +828,18 @@ describe('with a model that streams over time (the real server on Gemini, answer
       await expect(answer.locator('pre code').textContent()).resolves.toContain('pnpm docs-chat ingest --docs docs-site/docs');
       await expect(answer.locator('.theme-code-block').count()).resolves.toBe(1);
       await expect(answer.getByRole('button', { name: /copy code/i }).count()).resolves.toBe(1);
-      // Prism's own colours: the site's light theme (github) now, its dark one (dracula) after the toggle.
+      // Prism's own colours: the site's light theme now, its dark one after the toggle.
       const codeBackground = (): Promise<string> =>
         answer.locator('.theme-code-block').evaluate((block) => getComputedStyle(block).getPropertyValue('--prism-background-color').trim().toLowerCase());
-      await expect(codeBackground()).resolves.toBe('#f6f8fa');
+      await expect(codeBackground()).resolves.toBe(CODE_BACKGROUND.light);
 
       // The navbar toggle goes system -> light -> dark: click until the page is dark.
       const toggle = page.getByRole('button', { name: /Switch between dark and light mode/ });
       for (let clicks = 0; clicks < 3 && (await page.evaluate(() => document.documentElement.dataset.theme)) !== 'dark'; clicks += 1) await toggle.click();
       await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('dark');
       await page.waitForFunction(
-        () => getComputedStyle(document.querySelector('#docs-chat-panel .theme-code-block')!).getPropertyValue('--prism-background-color').trim().toLowerCase() === '#282a36',
-        undefined,
+        (background) => getComputedStyle(document.querySelector('#docs-chat-panel .theme-code-block')!).getPropertyValue('--prism-background-color').trim().toLowerCase() === background,
+        CODE_BACKGROUND.dark,
         { timeout: 5_000 },
       );
       await screenshot(page, 'answer-code-block-dark');
@@ -643,14 +850,14 @@ describe('with a model that streams over time (the real server on Gemini, answer
       await toggle.click();
       await expect(page.evaluate(() => document.documentElement.dataset.themeChoice)).resolves.toBe('system');
       await page.waitForFunction(
-        () => getComputedStyle(document.querySelector('#docs-chat-panel .theme-code-block')!).getPropertyValue('--prism-background-color').trim().toLowerCase() === '#f6f8fa',
-        undefined,
+        (background) => getComputedStyle(document.querySelector('#docs-chat-panel .theme-code-block')!).getPropertyValue('--prism-background-color').trim().toLowerCase() === background,
+        CODE_BACKGROUND.light,
         { timeout: 5_000 },
       );
       await page.emulateMedia({ colorScheme: 'dark' });
       await page.waitForFunction(
-        () => getComputedStyle(document.querySelector('#docs-chat-panel .theme-code-block')!).getPropertyValue('--prism-background-color').trim().toLowerCase() === '#282a36',
-        undefined,
+        (background) => getComputedStyle(document.querySelector('#docs-chat-panel .theme-code-block')!).getPropertyValue('--prism-background-color').trim().toLowerCase() === background,
+        CODE_BACKGROUND.dark,
         { timeout: 5_000 },
       );
       await expect(page.evaluate(() => ({ theme: document.documentElement.dataset.theme, choice: document.documentElement.dataset.themeChoice, stored: localStorage.getItem('theme') }))).resolves.toEqual({
@@ -665,24 +872,180 @@ describe('with a model that streams over time (the real server on Gemini, answer
     }
   }, SLOW);
 
-  test('with the server down the reader is told what to do, and Retry answers once it is back', async () => {
+  test('closing the panel while an answer streams only hides it: the answer keeps streaming and is whole when the panel reopens; only Stop stops it', async () => {
+    gemini.setDelay(120);
+    try {
+      await widget.launcher().click();
+      for (const [index, close] of [
+        [1, 'Escape'],
+        [2, 'Control+i'],
+      ] as const) {
+        await ask(index === 1 ? QUESTION : 'How do I add the chat widget to my Docusaurus site?');
+        await page.waitForFunction((position) => {
+          const answers = document.querySelectorAll('#docs-chat-panel [aria-busy]');
+          return (answers[position - 1]?.querySelector('.docs-chat-markdown')?.textContent ?? '').length > 0;
+        }, index);
+        const stream = gemini.lastStream;
+        await page.keyboard.press(close);
+        await widget.panel().waitFor({ state: 'hidden' });
+        // The model's stream ran to its end although nobody could see the panel.
+        await expect(stream?.closed).resolves.toBe('completed');
+        await page.keyboard.press('Control+i');
+        await widget.panel().waitFor({ state: 'visible' });
+        const answer = await widget.finishedAnswer(index);
+        await expect(answer.getByText('You stopped this answer.').count()).resolves.toBe(0);
+        await expect(answer.locator('.docs-chat-markdown').textContent()).resolves.toContain('this stand-in answer cites each of them');
+      }
+    } finally {
+      gemini.setDelay(0);
+    }
+    expect(pageErrors).toEqual([]);
+  }, SLOW);
+
+  test('while searching and streaming the reader hears progress, then the whole answer once', async () => {
+    gemini.setDelay(150);
+    try {
+      await widget.launcher().click();
+      await widget.panel().waitFor({ state: 'visible' });
+      await widget.watchAnnouncements();
+      await ask(QUESTION);
+      const answer = await widget.finishedAnswer(1);
+      const start = normalise((await answer.locator('.docs-chat-markdown').textContent()) ?? '').slice(0, 30);
+      await page.waitForFunction((text) => (window as unknown as { __announcements: string[] }).__announcements.some((seen) => seen.replace(/\s+/g, ' ').startsWith(text)), start, { timeout: 10_000 });
+      const heard = await widget.announcements();
+      const searching = heard.findIndex((text) => /searching the docs/i.test(text));
+      const writing = heard.findIndex((text) => /writing the answer/i.test(text));
+      const whole = heard.findIndex((text) => text.replace(/\s+/g, ' ').startsWith(start));
+      expect({ heard, order: [searching, writing, whole].every((position, index, all) => position >= 0 && (index === 0 || position > (all[index - 1] ?? 0))) }).toEqual({ heard, order: true });
+    } finally {
+      gemini.setDelay(0);
+    }
+    expect(pageErrors).toEqual([]);
+  }, SLOW);
+
+  test('links in an answer that leave the site are external, however they are spelled: backslash and protocol-relative forms never become internal links', async () => {
+    gemini.setReply('Read [m](/\\evil.example) or [p](//evil.example/page) or [t](/\t/evil.example), but [the intro](/docs/intro) stays here [1].');
+    try {
+      await widget.launcher().click();
+      await ask(QUESTION);
+      const answer = await widget.finishedAnswer(1);
+      const links = await answer.locator('.docs-chat-markdown a').evaluateAll((anchors) =>
+        anchors.map((anchor) => ({ text: anchor.textContent, host: (anchor as HTMLAnchorElement).host, target: anchor.getAttribute('target'), rel: anchor.getAttribute('rel') })),
+      );
+      const origin = new URL(site.origin).host;
+      // Every link is what it looks like to the browser: same-site links (router, same tab) resolve to
+      // this site, and every link that resolves elsewhere opens as an external link in a new tab.
+      for (const link of links) {
+        if (link.host === origin) expect({ link, newTab: link.target === '_blank' }).toEqual({ link, newTab: false });
+        else expect({ link, external: link.target === '_blank' && (link.rel ?? '').includes('noopener') }).toEqual({ link, external: true });
+      }
+      expect(links.find((link) => link.text === 'm')).toMatchObject({ host: 'evil.example', target: '_blank' });
+      expect(links.find((link) => link.text === 'the intro')).toMatchObject({ host: origin, target: null });
+      const before = page.url();
+      const evil = answer.locator('.docs-chat-markdown a', { hasText: /^m$/ });
+      if ((await evil.count()) > 0) {
+        const popup = page.context().waitForEvent('page', { timeout: 5000 }).catch(() => null);
+        await evil.click();
+        await (await popup)?.close();
+        expect(page.url()).toBe(before);
+      }
+    } finally {
+      gemini.setReply(undefined);
+    }
+    expect(pageErrors).toEqual([]);
+  }, SLOW);
+
+  test('a code answer never makes the panel scroll sideways, at 320 to 1920 px in both colour modes: code blocks and tables scroll inside themselves and the question is never cut', async () => {
+    gemini.setReply(CODE_ANSWER);
+    gemini.setDelay(0);
+    try {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await widget.open('/docs/intro');
+        await page.evaluate(() => localStorage.removeItem('docs-chat:conversation'));
+        await widget.launcher().click();
+        await ask(CODE_QUESTION);
+        await widget.finishedAnswer(1);
+        for (const width of [320, 390, 600, 601, 1024, 1280, 1440, 1920]) {
+          await page.setViewportSize({ width, height: width <= 600 ? 844 : 900 });
+          await waitForColourMode(page, colorScheme, CODE_BACKGROUND[colorScheme]);
+          const layout = await readPanelLayout(page);
+          const where = `${width} px, ${colorScheme}`;
+          expect({ where, sideways: layout.sidewaysScrolling, stickingOut: layout.stickingOut }).toEqual({ where, sideways: [], stickingOut: [] });
+          expect({ where, codeBlocks: layout.codeBlocks.length, longLineScrollsInside: layout.codeBlocks[0]?.scrollsInside }).toEqual({ where, codeBlocks: 2, longLineScrollsInside: true });
+          for (const block of layout.codeBlocks) expect({ where, inside: block.box.left >= layout.panel.left && block.box.right <= layout.panel.right + 1 }).toEqual({ where, inside: true });
+          expect({ where, questions: layout.questions.map((question) => question.clipped) }).toEqual({ where, questions: [false] });
+          expect({ where, modal: layout.modal, fullWidth: Math.round(layout.panel.width) === width }).toEqual({ where, modal: width <= 600, fullWidth: width <= 600 });
+          if (width >= 320 && [320, 390, 1024, 1280, 1440].includes(width)) await screenshot(page, `code-answer-${width}-${colorScheme}`);
+        }
+        await page.keyboard.press('Escape');
+      }
+    } finally {
+      gemini.setReply(undefined);
+      await page.emulateMedia({ colorScheme: null });
+    }
+    expect(pageErrors).toEqual([]);
+  }, 300_000);
+
+  test('axe finds zero WCAG 2.1 A/AA violations on every docs-site page, in light and dark mode, with the panel open holding an answer with code', async () => {
+    const build = readSharedBuild();
+    const permalinks = (JSON.parse(fs.readFileSync(build.permalinksFile ?? '', 'utf8')) as { docs: { permalink: string }[] }).docs.map((doc) => doc.permalink);
+    const pages = ['/', ...permalinks];
+    expect(pages.length).toBeGreaterThan(10);
+    gemini.setReply(CODE_ANSWER);
+    gemini.setDelay(0);
+    const failures: { where: string; violations: AxeViolationSummary[] }[] = [];
+    try {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        await widget.open('/docs/intro');
+        await page.evaluate(() => localStorage.removeItem('docs-chat:conversation'));
+        await widget.launcher().click();
+        await ask(CODE_QUESTION);
+        await widget.finishedAnswer(1);
+        for (const pathname of pages) {
+          // A fresh load of each page, with the conversation resumed into the panel.
+          await widget.open(pathname);
+          await widget.launcher().click();
+          await widget.panel().getByRole('button', { name: 'Resume last conversation' }).click();
+          await widget.finishedAnswer(1);
+          await waitForColourMode(page, colorScheme, CODE_BACKGROUND[colorScheme]);
+          const violations = await auditAccessibility(page);
+          if (violations.length > 0) {
+            failures.push({ where: `${pathname} (${colorScheme})`, violations });
+            await screenshot(page, `axe-every-page-${colorScheme}${pathname.replace(/\//g, '-')}`);
+          }
+        }
+      }
+    } finally {
+      gemini.setReply(undefined);
+      await page.emulateMedia({ colorScheme: null });
+    }
+    expect(failures).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  }, 400_000);
+
+  test('with the server down the panel says the assistant is offline and lists the sections that match, and asking again answers once it is back', async () => {
     await server.stop();
     await widget.launcher().click();
     await ask(QUESTION);
-    const alert = widget.panel().getByRole('alert');
-    await alert.waitFor({ state: 'visible' });
-    await expect(alert.textContent()).resolves.toContain('cannot be reached right now');
-    await screenshot(page, 'server-down-error-light');
+    const alert = widget.panel().locator('.docs-chat-offline-answer');
+    await alert.getByRole('link').first().waitFor({ state: 'visible' });
+    await expect(alert.textContent()).resolves.toContain('The assistant is offline right now.');
+    await screenshot(page, 'server-down-offline-light');
 
     server = await startOfflineServer({
       LLM_PROVIDER: 'gemini',
       LLM_MODEL: 'gemini-flash-latest',
       GEMINI_API_KEY: gemini.apiKey,
       GEMINI_BASE_URL: gemini.url,
-      EMBEDDING_PROVIDER: 'local',
+      EMBEDDING_PROVIDER: 'neural',
     });
-    await alert.getByRole('button', { name: 'Retry' }).click();
+    await alert.getByRole('button', { name: 'Ask the assistant again' }).click();
     await alert.waitFor({ state: 'detached' });
+    // The Retry button went away with the alert: focus must not fall to the page's body.
+    await expect(widget.focused()).resolves.toMatchObject({ tag: 'textarea', name: 'Your question' });
     const answers = widget.answers();
     await page.waitForFunction(() => {
       const all = document.querySelectorAll('#docs-chat-panel [aria-busy]');

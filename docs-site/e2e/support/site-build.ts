@@ -20,6 +20,10 @@ export interface BuildSiteOptions {
   serverUrl: string;
   /** false builds the site without the docs-chat plugin (DOCS_CHAT_PLUGIN=off). */
   withPlugin?: boolean;
+  /** The site's baseUrl (DOCS_SITE_BASE_URL), e.g. "/handbook/"; "/" by default. */
+  baseUrl?: string;
+  /** The site's trailingSlash setting (DOCS_SITE_TRAILING_SLASH); unset by default. */
+  trailingSlash?: boolean;
   timeoutMs?: number;
 }
 
@@ -91,9 +95,16 @@ export async function buildDocsSite(options: BuildSiteOptions): Promise<SiteBuil
   fs.symlinkSync(path.join(SITE_DIR, 'node_modules'), path.join(siteDir, 'node_modules'), 'dir');
 
   const docusaurus = path.join(SITE_DIR, 'node_modules', '@docusaurus', 'core', 'bin', 'docusaurus.mjs');
-  const env: NodeJS.ProcessEnv = { ...process.env, DOCS_CHAT_SERVER_URL: options.serverUrl, DOCS_CHAT_PLUGIN: withPlugin ? 'on' : 'off' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DOCS_CHAT_SERVER_URL: options.serverUrl,
+    DOCS_CHAT_PLUGIN: withPlugin ? 'on' : 'off',
+    ...(options.baseUrl ? { DOCS_SITE_BASE_URL: options.baseUrl } : {}),
+    ...(options.trailingSlash === undefined ? {} : { DOCS_SITE_TRAILING_SLASH: String(options.trailingSlash) }),
+  };
   delete env.NODE_OPTIONS; // Jest's --experimental-vm-modules has no business in the build.
-  await runNode(`docusaurus build of docs-site (${withPlugin ? 'with' : 'without'} the docs-chat plugin)`, [docusaurus, 'build', '--out-dir', buildDir], {
+  const variant = [options.baseUrl && `baseUrl ${options.baseUrl}`, options.trailingSlash !== undefined && `trailingSlash ${options.trailingSlash}`].filter(Boolean).join(', ');
+  await runNode(`docusaurus build of docs-site (${withPlugin ? 'with' : 'without'} the docs-chat plugin${variant ? `, ${variant}` : ''})`, [docusaurus, 'build', '--out-dir', buildDir], {
     cwd: siteDir,
     env,
     logFile,

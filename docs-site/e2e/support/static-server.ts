@@ -35,12 +35,14 @@ export function resolveBuildFile(buildDir: string, urlPath: string): string | nu
 /**
  * Serves a Docusaurus build on 127.0.0.1 the way a static host does (clean
  * URLs, 404.html for unknown paths), without compression: enough for a browser test.
+ * A site built with another baseUrl (e.g. "/handbook/") is served under that path.
  */
-export async function serveStaticSite(buildDir: string, port = 0): Promise<StaticSite> {
+export async function serveStaticSite(buildDir: string, port = 0, baseUrl = '/'): Promise<StaticSite> {
   const root = path.resolve(buildDir);
   const server = http.createServer((request, response) => {
-    const urlPath = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    const file = resolveBuildFile(root, urlPath);
+    const requested = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const urlPath = requested.startsWith(baseUrl) ? `/${requested.slice(baseUrl.length)}` : requested === baseUrl.replace(/\/$/, '') ? '/' : null;
+    const file = urlPath === null ? null : resolveBuildFile(root, urlPath);
     const status = file ? 200 : 404;
     const body = file ?? path.join(root, '404.html');
     response.writeHead(status, { 'content-type': CONTENT_TYPES[path.extname(body)] ?? 'application/octet-stream', 'cache-control': 'no-store' });

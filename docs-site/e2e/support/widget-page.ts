@@ -73,6 +73,30 @@ export class WidgetPage {
     });
   }
 
+  /**
+   * Records every text that appears in the panel's live regions (what a screen reader announces),
+   * in order, into window.__announcements.
+   */
+  async watchAnnouncements(): Promise<void> {
+    await this.page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { __announcements: string[] }).__announcements = seen;
+      const panel = document.getElementById('docs-chat-panel');
+      if (!panel) throw new Error('The chat panel is not in the page.');
+      const record = (): void => {
+        for (const region of panel.querySelectorAll('[aria-live]')) {
+          const text = (region.textContent ?? '').trim();
+          if (text !== '' && seen[seen.length - 1] !== text) seen.push(text);
+        }
+      };
+      new MutationObserver(record).observe(panel, { subtree: true, childList: true, characterData: true });
+    });
+  }
+
+  async announcements(): Promise<string[]> {
+    return this.page.evaluate(() => (window as unknown as { __announcements: string[] }).__announcements);
+  }
+
   async streamObservations(): Promise<{ length: number; streaming: boolean }[]> {
     return this.page.evaluate(() => (window as unknown as { __answerLog: { length: number; streaming: boolean }[] }).__answerLog);
   }

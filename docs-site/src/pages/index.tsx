@@ -45,7 +45,7 @@ function Hero(): ReactNode {
           <Link className="button button--secondary button--lg" to="/docs/getting-started/quick-start">
             Quick start
           </Link>
-          <Link className="button button--outline button--secondary button--lg" to="/docs/intro">
+          <Link className={clsx('button button--outline button--secondary button--lg', styles.heroOutlineButton)} to="/docs/intro">
             What is docs-chat?
           </Link>
         </div>
