@@ -28,6 +28,8 @@ export default {
     { ...common, displayName: 'stand-ins', testMatch: ['<rootDir>/packages/stand-ins/src/**/*.test.ts'] },
     { ...common, displayName: 'server', testMatch: ['<rootDir>/packages/server/src/**/*.test.ts'] },
     { ...common, displayName: 'eval', testMatch: ['<rootDir>/eval/src/**/*.test.ts'] },
+    // docs-site's own modules (its code themes); the browser suite is the e2e project below.
+    { ...common, displayName: 'docs-site', testMatch: ['<rootDir>/docs-site/src/**/*.test.ts'] },
     {
       // The built docs-site in headless Chromium against the real server on offline defaults, plus the
       // citation URL check; the global setup builds the site and ingests its docs once for both.
@@ -46,16 +48,20 @@ export default {
       testEnvironment: '<rootDir>/packages/docusaurus-plugin/jest/jsdom-fetch-environment.mjs',
       setupFilesAfterEnv: ['<rootDir>/packages/docusaurus-plugin/jest/setup-after-env.ts'],
       moduleNameMapper: {
-        '^@theme/(Root|ChatWidget|ChatPanel|MessageList|InputBox|SelectionMode|SourceList)$':
+        '^@theme/(Root|ChatWidget|ChatPanel|MessageList|InputBox|SelectionMode|SourceList|SearchBar|SearchModal|SearchResults|PanelSearch|OfflineAnswer)$':
           '<rootDir>/packages/docusaurus-plugin/src/theme/$1/index.tsx',
         '^@theme/CodeBlock$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/docusaurus/code-block.tsx',
         '^@docusaurus/theme-common(/internal)?$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/docusaurus/theme-common.tsx',
         '^@docusaurus/Link$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/docusaurus/link.tsx',
         '^@docusaurus/Translate$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/docusaurus/translate.tsx',
         '^@docusaurus/useGlobalData$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/docusaurus/use-global-data.ts',
+        '^@docusaurus/useBaseUrl$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/docusaurus/use-base-url.ts',
+        '^@docusaurus/router$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/docusaurus/router.ts',
+        '^@docusaurus/useDocusaurusContext$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/docusaurus/use-docusaurus-context.ts',
         '\\.module\\.css$': '<rootDir>/packages/docusaurus-plugin/src/test-doubles/css-module.ts',
         // Ejectable components import the chat client by package name, as a swizzled copy would.
         '^@docs-chat/docusaurus-plugin/chat-client$': '<rootDir>/packages/docusaurus-plugin/src/chat-client/index.ts',
+        '^@docs-chat/docusaurus-plugin/search-client$': '<rootDir>/packages/docusaurus-plugin/src/search-client/index.ts',
         ...common.moduleNameMapper,
       },
     },

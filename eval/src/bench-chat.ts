@@ -1,12 +1,13 @@
 /**
- * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--think-ms N] [--keep] [--profile DIR] [--log-level L]`
+ * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--think-ms N] [--keep] [--profile DIR] [--log-level L] [--embedder neural|local]`
  * (`--profile` writes a V8 CPU profile of the server process into DIR; `--log-level` defaults to the
  * server's own default, info, so logging costs what it costs in production; its lines go to a file).
  *
  * Starts the Gemini stand-in streaming without delay (in its own process),
  * ingests the redux corpus
  * (../shared/corpora/redux) into a temporary DATA_DIR with the offline
- * embedder, starts `docs-chat serve` as a child process (so its memory is
+ * embedder (`--embedder`, default neural: the no-key default, whose question
+ * embedding runs in a worker thread of the server; local: hashing), starts `docs-chat serve` as a child process (so its memory is
  * measured alone) with conversations on the real Postgres at 127.0.0.1:5432
  * (a schema of its own, dropped afterwards) or on PGlite when none answers,
  * then measures from 127.0.0.1 only, with a bounded number of requests:
@@ -352,10 +353,14 @@ async function main(): Promise<void> {
   let child: ChildProcess | undefined;
   let dropSchema: (() => Promise<void>) | undefined;
   try {
-    const coreEnv = { DATA_DIR: dataDir, DOCS_DIR: CORPUS_DIR, EMBEDDING_PROVIDER: 'local', VECTOR_STORE: 'embedded' };
+    const embedder = option('--embedder') ?? 'neural';
+    if (embedder !== 'neural' && embedder !== 'local') throw new Error('--embedder must be neural or local.');
+    const coreEnv = { DATA_DIR: dataDir, DOCS_DIR: CORPUS_DIR, EMBEDDING_PROVIDER: embedder, VECTOR_STORE: 'embedded' };
     const ingestStarted = performance.now();
     const report = await runIngest(loadCoreConfig(coreEnv), {});
-    log(`Ingested ${report.files.total} files / ${report.chunks.total} chunks of the redux corpus in ${((performance.now() - ingestStarted) / 1000).toFixed(1)} s (local embedder, embedded store).`);
+    log(
+      `Ingested ${report.files.total} files / ${report.chunks.total} chunks of the redux corpus in ${((performance.now() - ingestStarted) / 1000).toFixed(1)} s (${report.embedder.provider}/${report.embedder.model}, embedded store).`,
+    );
 
     let databaseUrl: string | undefined;
     let conversations: string;

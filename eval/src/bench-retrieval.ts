@@ -1,16 +1,23 @@
 /**
  * Retrieval benchmark (not a test): `node --import tsx eval/src/bench-retrieval.ts [--json] [--synthetic N]`
  *
- * With the offline defaults (local embedder, embedded store) it measures:
+ * With the offline defaults (the neural embedder, embedded store; or
+ * EMBEDDING_PROVIDER from the environment) it measures:
  * - ingest of the redux corpus (../shared/corpora/redux) from scratch, then an
  *   unchanged re-run (time and embedding calls);
- * - search latency p50/p95 over the redux golden questions (each asked 10 times);
+ * - search latency p50/p95 over the redux golden questions, query embedding
+ *   included: the first time each is asked (uncached), and over 10 rounds
+ *   (later rounds hit the query-embedding cache, as repeated questions do);
  * - a synthetic index of N chunks (default 50,000: generated pages of 20
  *   sections each, words drawn from the redux vocabulary) ingested through the
  *   same pipeline, then search p50/p95 and the resident memory of a fresh
  *   process that only opens the index and searches.
- * Targets (issue 2): ingest < 10 s, unchanged re-run < 3 s with zero embedding
- * calls, search p95 < 20 ms on redux and < 50 ms on 50,000 chunks, under 500 MB.
+ * The synthetic index uses the hashing embedder: 50,000 chunks through the
+ * neural model would take most of an hour on two cores.
+ * Targets: redux ingest < 90 s with the neural embedder (< 10 s hashing),
+ * unchanged re-run < 3 s with zero embedding calls, search p95 < 100 ms on
+ * redux with the query embedding (< 20 ms hashing) and < 50 ms on 50,000
+ * chunks, under 500 MB.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -27,8 +34,9 @@ const REDUX_QUESTIONS = path.join(SHARED, 'eval/redux.questions.json');
 
 export interface RetrievalBenchResult {
   machine: string;
+  embedder: string;
   ingest: { files: number; chunks: number; first_s: number; unchanged_s: number; unchanged_embedding_calls: number };
-  search_redux_ms: { p50: number; p95: number; queries: number };
+  search_redux_ms: { p50: number; p95: number; queries: number; uncached_p50: number; uncached_p95: number };
   synthetic: { chunks: number; ingest_s: number; search_ms: { p50: number; p95: number }; rss_mb: number; load_ms: number } | null;
 }
 
@@ -37,8 +45,13 @@ function percentile(values: number[], p: number): number {
   return Number((sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0).toFixed(2));
 }
 
-async function timeSearches(dataDir: string, questions: string[], rounds: number): Promise<{ timings: number[]; loadMs: number }> {
-  const config = loadCoreConfig({ DATA_DIR: dataDir });
+async function timeSearches(
+  dataDir: string,
+  questions: string[],
+  rounds: number,
+  env: Record<string, string | undefined> = {},
+): Promise<{ timings: number[]; firstRound: number[]; loadMs: number }> {
+  const config = loadCoreConfig({ ...env, DATA_DIR: dataDir });
   const started = performance.now();
   const retrieval = await openRetrieval(config);
   await retrieval.retriever.search('warm up the index');
@@ -55,7 +68,7 @@ async function timeSearches(dataDir: string, questions: string[], rounds: number
   } finally {
     await retrieval.close();
   }
-  return { timings, loadMs };
+  return { timings, firstRound: timings.slice(0, questions.length), loadMs };
 }
 
 async function vocabulary(): Promise<string[]> {
@@ -99,24 +112,29 @@ function measureInChild(dataDir: string, questions: string[]): Promise<{ p50: nu
 
 async function child(dataDir: string): Promise<void> {
   const questions = JSON.parse(process.env.BENCH_QUESTIONS ?? '[]') as string[];
-  const { timings, loadMs } = await timeSearches(dataDir, questions, 5);
+  const { timings, loadMs } = await timeSearches(dataDir, questions, 5, HASHING);
   process.stdout.write(JSON.stringify({ p50: percentile(timings, 0.5), p95: percentile(timings, 0.95), rss: process.memoryUsage().rss / 1e6, loadMs }));
 }
+
+/** The synthetic index's embedder (see the header). */
+const HASHING = { EMBEDDING_PROVIDER: 'local' };
+const defaultsEnv = (): Record<string, string | undefined> => (process.env.EMBEDDING_PROVIDER ? { EMBEDDING_PROVIDER: process.env.EMBEDDING_PROVIDER } : {});
 
 export async function runRetrievalBench(options: { synthetic: number; log?: (line: string) => void }): Promise<RetrievalBenchResult> {
   const log = options.log ?? (() => undefined);
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-bench-retrieval-'));
   try {
     const dataDir = path.join(work, 'redux-data');
-    const config = loadCoreConfig({ DATA_DIR: dataDir });
-    log('ingesting the redux corpus…');
+    const config = loadCoreConfig({ ...defaultsEnv(), DATA_DIR: dataDir });
+    log(`ingesting the redux corpus with the ${config.embedder.provider} embedder…`);
     const first = await runIngest(config, { docsDir: REDUX_DIR });
     const again = await runIngest(config, { docsDir: REDUX_DIR });
     const questions = (await readQuestionSet(REDUX_QUESTIONS)).map((question) => question.question);
     log('timing searches on the redux index…');
-    const redux = await timeSearches(dataDir, questions, 10);
+    const redux = await timeSearches(dataDir, questions, 10, defaultsEnv());
     const result: RetrievalBenchResult = {
       machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load ${os.loadavg()[0]?.toFixed(1)}`,
+      embedder: `${first.embedder.provider}/${first.embedder.model}`,
       ingest: {
         files: first.files.total,
         chunks: first.chunks.total,
@@ -124,7 +142,13 @@ export async function runRetrievalBench(options: { synthetic: number; log?: (lin
         unchanged_s: Number((again.durationMs / 1000).toFixed(2)),
         unchanged_embedding_calls: again.embedding.calls,
       },
-      search_redux_ms: { p50: percentile(redux.timings, 0.5), p95: percentile(redux.timings, 0.95), queries: redux.timings.length },
+      search_redux_ms: {
+        p50: percentile(redux.timings, 0.5),
+        p95: percentile(redux.timings, 0.95),
+        queries: redux.timings.length,
+        uncached_p50: percentile(redux.firstRound, 0.5),
+        uncached_p95: percentile(redux.firstRound, 0.95),
+      },
       synthetic: null,
     };
     if (options.synthetic > 0) {
@@ -133,7 +157,7 @@ export async function runRetrievalBench(options: { synthetic: number; log?: (lin
       log(`writing ${options.synthetic} synthetic chunks…`);
       await writeSyntheticDocs(docsDir, options.synthetic);
       log('ingesting them…');
-      const report = await runIngest(loadCoreConfig({ DATA_DIR: syntheticData }), { docsDir });
+      const report = await runIngest(loadCoreConfig({ ...HASHING, DATA_DIR: syntheticData }), { docsDir });
       log('timing searches in a fresh process…');
       const measured = await measureInChild(syntheticData, questions);
       result.synthetic = {
@@ -152,15 +176,16 @@ export async function runRetrievalBench(options: { synthetic: number; log?: (lin
 
 export function formatRetrievalBench(result: RetrievalBenchResult): string {
   const rows = [
-    '| retrieval (offline defaults) | measured | target |',
+    `| retrieval (offline defaults: ${result.embedder}) | measured | target |`,
     '| --- | --- | --- |',
-    `| ingest redux (${result.ingest.files} files, ${result.ingest.chunks} chunks), first run | ${result.ingest.first_s} s | < 10 s |`,
+    `| ingest redux (${result.ingest.files} files, ${result.ingest.chunks} chunks), first run | ${result.ingest.first_s} s | < 90 s neural, < 10 s hashing |`,
     `| ingest redux, nothing changed | ${result.ingest.unchanged_s} s, ${result.ingest.unchanged_embedding_calls} embedding calls | < 3 s, 0 calls |`,
-    `| search p50 / p95, redux (${result.search_redux_ms.queries} queries) | ${result.search_redux_ms.p50} / ${result.search_redux_ms.p95} ms | p95 < 20 ms |`,
+    `| search p50 / p95, redux, each question the first time (query embedded) | ${result.search_redux_ms.uncached_p50} / ${result.search_redux_ms.uncached_p95} ms | p95 < 100 ms neural |`,
+    `| search p50 / p95, redux, ${result.search_redux_ms.queries} queries (repeats hit the query-embedding cache) | ${result.search_redux_ms.p50} / ${result.search_redux_ms.p95} ms | p95 < 100 ms neural, < 20 ms hashing |`,
   ];
   if (result.synthetic) {
     rows.push(
-      `| synthetic index: ${result.synthetic.chunks} chunks, ingest | ${result.synthetic.ingest_s} s | |`,
+      `| synthetic index (hashing embedder): ${result.synthetic.chunks} chunks, ingest | ${result.synthetic.ingest_s} s | |`,
       `| search p50 / p95, synthetic | ${result.synthetic.search_ms.p50} / ${result.synthetic.search_ms.p95} ms | p95 < 50 ms |`,
       `| searching process memory (RSS), synthetic | ${result.synthetic.rss_mb} MB (index load ${result.synthetic.load_ms} ms) | < 500 MB |`,
     );

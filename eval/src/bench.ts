@@ -5,7 +5,8 @@
  *   2. chat: time to first token at 1 / 50 / 200 concurrent readers with the Gemini stand-in, twice:
  *      readers who pause 0.5-1.5 s between questions (what the issue's targets are judged on), then
  *      a closed loop with no pause (a stress test: how many answers per second the machine serves)
- *   3. widget bundle size
+ *   3. widget bundle size and the static search index's size
+ *   4. search: the in-browser engine in Chromium (index ready, query latency) and GET /search as readers type
  * Extra arguments are passed to every script (e.g. `--json`).
  * Results, with the machine and this command, are recorded on the Benchmarks
  * page of the docs site (docs-site/docs/quality/benchmarks.md).
@@ -20,7 +21,8 @@ const scripts = [
   { name: 'Retrieval', file: 'bench-retrieval.ts', args: [] },
   { name: 'Chat: time to first token, readers pausing about 1 s between questions', file: 'bench-chat.ts', args: ['--think-ms', '1000'] },
   { name: 'Chat: time to first token, closed loop (stress)', file: 'bench-chat.ts', args: ['--think-ms', '0'] },
-  { name: 'Widget bundle size', file: 'bench-bundle.ts', args: [] },
+  { name: 'Widget bundle size and static search index', file: 'bench-bundle.ts', args: [] },
+  { name: 'Search: the in-browser engine in Chromium and GET /search as readers type', file: 'bench-search.ts', args: [] },
 ];
 
 function run(file: string, args: string[]): Promise<number> {

@@ -3,9 +3,10 @@
  * corpus) with eval/docs-site.questions.json. The guide changes with every
  * feature, so this gate catches an edit that quietly breaks the demo: a new
  * page that outranks the one answering a golden question, or an example that
- * names a product an out-of-scope question asks about. Measured: recall@5
- * 1.00, MRR@5 0.94, 4 of 5 out-of-scope questions rejected, 0 of 20 in-scope
- * questions wrongly rejected.
+ * names a product an out-of-scope question asks about. Measured with the
+ * hashing embedder and the thresholds fitted at ingest: recall@5 1.00, MRR@5
+ * 0.92, 4 of 5 out-of-scope questions rejected, 0 of 20 in-scope questions
+ * wrongly rejected.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,5 +19,5 @@ describeQualityGate('docs-site', path.join(repo, 'docs-site', 'docs'), path.join
   mrrAt5: 0.9,
   outOfScopeTotal: 5,
   outOfScopeRejected: 4,
-  inScopeRejectedAtMost: 1,
+  inScopeRejectedAtMost: 0,
 });

@@ -1,7 +1,10 @@
 /**
- * One quality gate for offline retrieval (the `local` embedder, no key): ingests
- * a corpus into a temporary embedded store, evaluates a golden question set and
- * checks the figures against floors. Used by the per-corpus `*-quality.test.ts`
+ * One quality gate for offline retrieval: ingests a corpus into a temporary
+ * embedded store with the hashing (`local`) embedder, which keeps CI fast (the
+ * neural default is measured by `pnpm eval --set dev` and tested end to end on a
+ * small corpus), evaluates a golden question set with the out-of-scope
+ * thresholds fitted at that ingest, and checks the figures against floors at
+ * what was measured (docs/quality/evaluation.md). Used by the per-corpus `*-quality.test.ts`
  * files; the corpora are read at test time, nothing of them is copied.
  */
 import fs from 'node:fs/promises';

@@ -4,6 +4,7 @@
  */
 import type { BlockNode, InlineNode } from '../../../packages/docusaurus-plugin/src/chat-client/markdown/markdown-ast.js';
 import { parseMarkdown } from '../../../packages/docusaurus-plugin/src/chat-client/markdown/parse-markdown.js';
+import { toSiteHref } from '../../../packages/docusaurus-plugin/src/chat-client/site-href.js';
 import { expectThat, type SuiteReport } from './report.js';
 import { askToEnd } from './chat-client.js';
 import type { ServerProcess } from './processes.js';
@@ -117,6 +118,43 @@ export async function runHtmlAnswerCheck(context: SuiteContext): Promise<void> {
       const text = inlines.map((node) => (node.type === 'text' ? node.value : '')).join('');
       expectThat(text.includes('<script>') && text.includes('<img'), 'the HTML did not stay visible as text');
       return `${inlines.length} inline nodes, ${links.length} links, HTML kept as text`;
+    } finally {
+      gemini.reset();
+    }
+  });
+
+  await report.check('security', "backslash links: an answer linking to /\\evil.example, //evil.example or /<tab>/evil.example is classified external by the widget's own link rule, in the browser and while rendering on the server; the browser check is docs-site/e2e 'links in an answer that leave the site are external'", async () => {
+    const hostile = 'See [m](/\\evil.example), [p](//evil.example/page), [t](/\t/evil.example) and [b](\\\\evil.example), but [the intro](/docs/intro) [1].';
+    gemini.reset();
+    gemini.setReply(hostile);
+    try {
+      const reply = await askToEnd(main.url, chatBody(MODEL_QUESTIONS[0]));
+      const links = inlineNodes(parseMarkdown(reply.text())).filter((node): node is Extract<InlineNode, { type: 'link' }> => node.type === 'link');
+      const hostileLinks = links.filter((link) => link.href !== '/docs/intro');
+      expectThat(links.some((link) => link.href === '/docs/intro'), 'the ordinary site link was lost');
+      // While Docusaurus renders on the server there is no window; in the browser the page's location decides.
+      const classify = (href: string, location: string | null): boolean => {
+        const scope = globalThis as { window?: unknown };
+        const saved = scope.window;
+        if (location) scope.window = { location: new URL(location) };
+        else delete scope.window;
+        try {
+          return toSiteHref(href).internal;
+        } finally {
+          if (saved === undefined) delete scope.window;
+          else scope.window = saved;
+        }
+      };
+      // Wrong: a link the widget would follow as a same-site router link that the browser resolves to another host.
+      const site = 'http://localhost:3000/docs/intro';
+      const leavesSite = (href: string): boolean => new URL(href, site).host !== new URL(site).host;
+      const takenInternal = hostileLinks.flatMap((link) =>
+        [null, site].filter((location) => classify(link.href, location) && leavesSite(link.href)).map((location) => `${JSON.stringify(link.href)} (${location ?? 'server render'})`),
+      );
+      expectThat(takenInternal.length === 0, `links to another host taken for internal links: ${takenInternal.join(', ')}`);
+      expectThat(hostileLinks.some((link) => link.href === '/\\evil.example'), `the backslash link did not reach the parser as a link: ${hostileLinks.map((link) => link.href).join(', ')}`);
+      expectThat(classify('/docs/intro', null) && classify('/docs/intro', site), 'a plain site path is no longer internal');
+      return `links to another host, all external: ${hostileLinks.filter((link) => leavesSite(link.href)).map((link) => JSON.stringify(link.href)).join(', ')}; the site links internal`;
     } finally {
       gemini.reset();
     }

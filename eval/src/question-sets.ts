@@ -1,0 +1,42 @@
+/**
+ * Every golden question set, marked dev or test in this one place.
+ * - dev: tune freely; every ranking weight and threshold in the retrieval
+ *   profile was measured on these.
+ * - test: frozen. Written from the pages before any retriever saw the corpus,
+ *   never edited, never tuned on; run at checkpoints once a design is settled
+ *   on the dev sets, and never changed in response to a per-question result.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type SetRole = 'dev' | 'test';
+
+export interface QuestionSetEntry {
+  name: string;
+  role: SetRole;
+  /** Docs folder, absolute. */
+  docs: string;
+  /** Question file, absolute. */
+  questions: string;
+}
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shared = path.resolve(repo, '..', 'shared');
+
+export const QUESTION_SETS: readonly QuestionSetEntry[] = [
+  { name: 'redux', role: 'dev', docs: path.join(shared, 'corpora', 'redux'), questions: path.join(shared, 'eval', 'redux.questions.json') },
+  {
+    name: 'typescript-eslint',
+    role: 'dev',
+    docs: path.join(shared, 'corpora', 'typescript-eslint'),
+    questions: path.join(repo, 'eval', 'typescript-eslint.questions.json'),
+  },
+  { name: 'docs-site', role: 'dev', docs: path.join(repo, 'docs-site', 'docs'), questions: path.join(repo, 'eval', 'docs-site.questions.json') },
+  { name: 'zustand', role: 'test', docs: path.join(shared, 'corpora', 'zustand'), questions: path.join(repo, 'eval', 'zustand.questions.json') },
+];
+
+export function questionSet(name: string): QuestionSetEntry {
+  const entry = QUESTION_SETS.find((candidate) => candidate.name === name);
+  if (!entry) throw new Error(`Unknown question set "${name}"; the sets are ${QUESTION_SETS.map((set) => set.name).join(', ')}.`);
+  return entry;
+}

@@ -1,0 +1,50 @@
+/**
+ * Quality floor of the search that runs in the reader's browser (the plugin's
+ * static index and engine), on the three dev question sets: it must find and
+ * rank the expected sections at least as well as a plain lunr index over the
+ * same sections (the popular local-search plugins' engine), run here on the
+ * same sections, and at least as well as lunr's figures recorded in issue 12
+ * (redux 0.80 / 0.54, typescript-eslint 0.90 / 0.69, docs-site 1.00 / 0.87).
+ * The sections come from the markdown, cut by the server's chunker, as
+ * `pnpm eval --engine static` does.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Chunk } from '@docs-chat/core';
+import { evaluateRetriever, type EvaluationReport } from './evaluate.js';
+import { lunrRetriever } from './engines/lunr-engine.js';
+import { loadMarkdownCorpus } from './engines/markdown-corpus.js';
+import { staticEngineRetriever } from './engines/static-engine.js';
+import { readQuestionSet } from './question-set.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shared = path.resolve(repo, '..', 'shared');
+
+const SETS: [string, string, string, { recallAt5: number; mrrAt5: number }][] = [
+  ['redux', path.join(shared, 'corpora', 'redux'), path.join(shared, 'eval', 'redux.questions.json'), { recallAt5: 0.8, mrrAt5: 0.54 }],
+  ['typescript-eslint', path.join(shared, 'corpora', 'typescript-eslint'), path.join(repo, 'eval', 'typescript-eslint.questions.json'), { recallAt5: 0.9, mrrAt5: 0.69 }],
+  ['docs-site', path.join(repo, 'docs-site', 'docs'), path.join(repo, 'eval', 'docs-site.questions.json'), { recallAt5: 1, mrrAt5: 0.87 }],
+];
+
+describe.each(SETS)('search in the browser on the %s docs', (_name, docsDir, questionsFile, lunrRecorded) => {
+  let browser: EvaluationReport;
+  let lunr: EvaluationReport;
+
+  beforeAll(async () => {
+    const corpus = await loadMarkdownCorpus(docsDir);
+    const chunkOf = (section: number): Chunk => corpus.chunks[section] as Chunk;
+    const questions = await readQuestionSet(questionsFile);
+    browser = await evaluateRetriever(staticEngineRetriever(corpus.index, chunkOf), questions, 5);
+    lunr = await evaluateRetriever(lunrRetriever(corpus.index, chunkOf), questions, 5);
+  }, 120_000);
+
+  it(`finds an expected section in the top five at least as often as lunr on the same sections, and at least ${lunrRecorded.recallAt5} of the time`, () => {
+    expect(browser['recall@5']).toBeGreaterThanOrEqual(lunr['recall@5']);
+    expect(browser['recall@5']).toBeGreaterThanOrEqual(lunrRecorded.recallAt5);
+  });
+
+  it(`ranks the first expected section at least as high as lunr (MRR@5), and at least ${lunrRecorded.mrrAt5}`, () => {
+    expect(browser['mrr@5']).toBeGreaterThanOrEqual(lunr['mrr@5']);
+    expect(browser['mrr@5']).toBeGreaterThanOrEqual(lunrRecorded.mrrAt5);
+  });
+});
