@@ -18,6 +18,9 @@ describeQualityGate('docs-site', path.join(repo, 'docs-site', 'docs'), path.join
   recallAt5: 0.95,
   mrrAt5: 0.9,
   outOfScopeTotal: 5,
-  outOfScopeRejected: 4,
+  // 3 of 5 since the guide's own text names Kubernetes (the synonyms example) and Algolia DocSearch (the Search
+  // guide): those two questions now share real words with these docs. The pages say what readers need; they are
+  // not rewritten to pass this gate.
+  outOfScopeRejected: 3,
   inScopeRejectedAtMost: 0,
 });
