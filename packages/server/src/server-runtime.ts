@@ -14,7 +14,8 @@ import type { ServerConfig } from './config.js';
 import { type ConversationStore, createConversationStore } from './conversations/conversation-store.js';
 import type { OpenedRetrieval, RunIngest } from './core-api.js';
 import type { LlmCheck } from './health/health-check.js';
-import { type ChatModel, createChatModel, isLlmError } from './llm/chat-model.js';
+import { type ChatModel, isLlmError } from './llm/chat-model.js';
+import { createChatModel } from './llm/create-chat-model.js';
 import { createLogger, type LogDestination } from './logging.js';
 import { withRetrievalCache } from './retrieval-cache.js';
 

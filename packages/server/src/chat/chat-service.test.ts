@@ -5,7 +5,7 @@ import type { OpenedRetrieval } from '@docs-chat/core';
 import { assembleContext, countTokens, loadCoreConfig, openRetrieval } from '../core-api.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import { createPostgresConversationStore } from '../conversations/postgres-conversation-store.js';
-import { createChatModel } from '../llm/chat-model.js';
+import { createChatModel } from '../llm/create-chat-model.js';
 import { createTestIndex, LogCapture, type TestIndex } from '../testing/test-server.js';
 import { ChatService, modelErrorEvent, ServerShutdownError } from './chat-service.js';
 import { ConversationGateway } from './conversation-gateway.js';

@@ -1,14 +1,11 @@
 /**
  * The chat model spec: one small interface, one implementation per provider
- * (gemini, openai-compatible, extractive), chosen once from configuration.
+ * (gemini, openai-compatible, extractive), chosen once from configuration by
+ * `createChatModel` in `create-chat-model.ts`, the one module that imports them.
  * Retries live once, above the providers (see `retrying-stream.ts`).
  */
 import type { FinishReason, TokenUsage } from '@docs-chat/core/protocol';
 import type { ContextSource } from '@docs-chat/core';
-// The providers import LlmError from here; they only use it inside functions, so the import cycle is harmless.
-import { createExtractiveChatModel } from './extractive-chat-model.js';
-import { createGeminiChatModel } from './gemini-chat-model.js';
-import { createOpenAIChatModel } from './openai-chat-model.js';
 
 export type { ContextSource };
 
@@ -92,46 +89,4 @@ export class LlmError extends Error {
 
 export function isLlmError(error: unknown): error is LlmError {
   return error instanceof LlmError;
-}
-
-export interface ChatModelConfig {
-  provider: ChatModelProvider;
-  /** Model name; each provider has a default when empty. */
-  model: string;
-  apiKey?: string;
-  /** Stand-in or compatible endpoint (e.g. Ollama's http://localhost:11434/v1). */
-  baseUrl?: string;
-  /** An upstream call fails when nothing arrives for this long (first byte, or between stream events). Default 60 s. */
-  timeoutMs?: number;
-  /** Told before each retry, e.g. to log it; `error` is the failure that caused it. */
-  onRetry?: (info: { attempt: number; delayMs: number; error: LlmError }) => void;
-}
-
-/** Picks the provider from configuration; an empty model means the provider's default. */
-export function createChatModel(config: ChatModelConfig): ChatModel {
-  switch (config.provider) {
-    case 'gemini':
-      if (!config.apiKey) {
-        throw new LlmError('llm_auth', 'The gemini chat model needs an API key.', {
-          hint: 'Set GEMINI_API_KEY, or LLM_PROVIDER=extractive to answer with quotes from the docs.',
-        });
-      }
-      return createGeminiChatModel({
-        apiKey: config.apiKey,
-        model: config.model,
-        ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-        ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
-        ...(config.onRetry ? { onRetry: config.onRetry } : {}),
-      });
-    case 'openai':
-      return createOpenAIChatModel({
-        model: config.model,
-        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-        ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-        ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
-        ...(config.onRetry ? { onRetry: config.onRetry } : {}),
-      });
-    case 'extractive':
-      return createExtractiveChatModel();
-  }
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunkDocument, parseDocument, type Chunk } from '@docs-chat/core';
 import type { ContextSource } from './chat-model.js';
-import { createChatModel } from './chat-model.js';
+import { createChatModel } from './create-chat-model.js';
 import { chatRequest, drain } from './chat-model-test-support.js';
 import { NOTHING_FOUND, SELECTION_INTRO, SOURCES_INTRO } from './extractive-chat-model.js';
 

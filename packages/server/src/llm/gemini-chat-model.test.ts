@@ -5,7 +5,7 @@
 import { startGeminiStandIn } from '@docs-chat/stand-ins';
 import type { GeminiStandIn } from '@docs-chat/stand-ins';
 import type { ChatModel } from './chat-model.js';
-import { createChatModel } from './chat-model.js';
+import { createChatModel } from './create-chat-model.js';
 import { chatRequest, deadPort, drain, streamOf } from './chat-model-test-support.js';
 import { createGeminiChatModel, DEFAULT_GEMINI_MODEL } from './gemini-chat-model.js';
 

@@ -5,7 +5,7 @@
 import { startOpenAIStandIn } from '@docs-chat/stand-ins';
 import type { OpenAIStandIn } from '@docs-chat/stand-ins';
 import type { ChatModel } from './chat-model.js';
-import { createChatModel } from './chat-model.js';
+import { createChatModel } from './create-chat-model.js';
 import { chatRequest, deadPort, drain, streamOf } from './chat-model-test-support.js';
 import { createOpenAIChatModel, DEFAULT_OPENAI_MODEL } from './openai-chat-model.js';
 
