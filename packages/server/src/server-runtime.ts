@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { assembleContext, countTokens, openRetrieval, runIngest } from './core-api.js';
+import { assembleContext, countTokens, openRetrieval, runGitIngest, runIngest } from './core-api.js';
+import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
 import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
 import type { ServerConfig } from './config.js';
@@ -75,9 +76,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
     // The ingest writes through its own store handle; afterwards the server reopens the index
     // so the next question sees the new chunks.
-    const ingestAndReload: RunIngest = async (ingestOptions) => {
-      const report = await runIngest(config.core, ingestOptions);
-      if (!ingestOptions.dryRun) {
+    const reload = async (): Promise<void> => {
+      {
         const reopened = await openRetrieval(config.core);
         const previousClose = closeRetrieval;
         // A fresh cache goes with the fresh index.
@@ -87,8 +87,24 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         closeRetrieval = reopened.close;
         await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
       }
+    };
+    const ingestAndReload: RunIngest = async (ingestOptions) => {
+      const report = await runIngest(config.core, ingestOptions);
+      if (!ingestOptions.dryRun) await reload();
       return report;
     };
+    // The git sync runs as a background job (GIT_URL set); the index is reopened after each successful run.
+    const gitSync = config.core.git
+      ? {
+          job: new GitSyncJob(async ({ onProgress }) => {
+            const report = await runGitIngest(config.core, { onProgress });
+            await reload();
+            return report;
+          }, logger),
+          branch: config.core.git.ref,
+        }
+      : undefined;
+    if (gitSync) cleanups.push(() => gitSync.job.idle());
 
     const app = await buildApp(config.server, {
       retrieval,
@@ -98,6 +114,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       llmCheck,
       conversations,
       runIngest: ingestAndReload,
+      ...(gitSync ? { gitSync } : {}),
       logger,
     });
     cleanups.push(() => app.close());
