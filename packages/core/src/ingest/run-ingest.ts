@@ -238,8 +238,6 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
       return Object.assign(entry, { status }) as PlannedFile;
     });
     const present = new Set(planned.map((entry) => entry.file));
-    // A record that failed this time keeps its previous chunks rather than losing them.
-    for (const entry of scan.failed) present.add(entry.file);
     const deletedFiles = stored.filter((state) => !present.has(state.file));
 
     // Parse and chunk what changed.
