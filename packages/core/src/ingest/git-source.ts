@@ -53,7 +53,7 @@ export function normalizeGitUrl(url: string, cwd = process.cwd()): string {
 
 /** Credentials embedded in a URL (https://user:token@host) never reach a log or a report. */
 export function redactGitUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]+@/i, '$1***@');
+  return url.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]+@/gi, '$1***@');
 }
 
 function gitEnvironment(): NodeJS.ProcessEnv {
@@ -109,7 +109,8 @@ async function git(args: string[], cwd: string, signal?: AbortSignal): Promise<s
 
 function lastLine(text: string): string {
   const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
-  return lines.filter((line) => line.startsWith('fatal:') || line.startsWith('error:')).at(-1) ?? lines.at(-1) ?? 'no output';
+  // git may echo the URL it was given: credentials in it are masked.
+  return redactGitUrl(lines.filter((line) => line.startsWith('fatal:') || line.startsWith('error:')).at(-1) ?? lines.at(-1) ?? 'no output');
 }
 
 /** Turns a failed fetch into an error that names the setting to change. */
