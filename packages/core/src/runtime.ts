@@ -88,7 +88,7 @@ export async function runGitIngest(config: CoreConfig, options: RunGitIngestOpti
   options.onProgress?.({ phase: 'fetch', done: 0, total: 1 });
   const checkout = await checkoutGitSource(config.dataDir, settings, options.signal);
   try {
-    const range: GitRange = { url: redactGitUrl(checkout.url), ref: checkout.ref, path: checkout.path, from: null, to: checkout.commit, mode: 'full', reason: 'no commit recorded in this index yet (first sync, rebuild or changed settings)' };
+    const range: GitRange = { url: redactGitUrl(checkout.url), ref: checkout.ref, path: checkout.path, from: null, to: checkout.commit, mode: 'full', reason: 'no commit recorded in this index yet: first sync, rebuild or changed settings' };
     const report = await withIngestDependencies(config, options, (deps) =>
       ingestDocs(deps, {
         ...options,
