@@ -94,13 +94,18 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       return report;
     };
     // The git sync runs as a background job (GIT_URL set); the index is reopened after each successful run.
+    const recorded = config.core.git ? ((await opened.store.readMeta())?.extra?.['gitSync'] as { commit?: unknown } | undefined) : undefined;
     const gitSync = config.core.git
       ? {
-          job: new GitSyncJob(async ({ onProgress }) => {
-            const report = await runGitIngest(config.core, { onProgress });
-            await reload();
-            return report;
-          }, logger),
+          job: new GitSyncJob(
+            async ({ onProgress }) => {
+              const report = await runGitIngest(config.core, { onProgress });
+              await reload();
+              return report;
+            },
+            logger,
+            typeof recorded?.commit === 'string' ? recorded.commit : null,
+          ),
           branch: config.core.git.ref,
         }
       : undefined;

@@ -93,6 +93,12 @@ describe('git sync over HTTP', () => {
     expect((await status()).startedAt).toBeNull();
   });
 
+  it('accepts a signed push larger than the chat body limit (GitHub sends up to 25 MB)', async () => {
+    const response = await githubPush({ ref: 'refs/heads/feature', commits: [{ message: 'x'.repeat(2 * 1024 * 1024) }] });
+    expect(response.status).toBe(202);
+    expect(await response.json()).toMatchObject({ status: 'ignored' });
+  });
+
   it('ignores pushes to other branches', async () => {
     const response = await githubPush({ ref: 'refs/heads/feature' });
     expect(response.status).toBe(202);
@@ -125,6 +131,15 @@ describe('git sync over HTTP', () => {
     expect(done.lastCommit).toBe(git('rev-parse', 'HEAD').trim());
     expect(done.lastResult?.mode).toBe('unchanged');
     expect(await searchTop('night ferry lighthouse island')).toContain('Ferry timetable');
+
+    // A restarted server knows the commit its index was synced to.
+    const restarted = await startTestServer({ index, env: { ADMIN_TOKEN, GIT_WEBHOOK_SECRET: SECRET, GIT_URL: repo, GIT_REF: 'main', GIT_PATH: 'docs' } });
+    try {
+      const response = await fetch(`${restarted.url}/admin/ingest/status`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(((await response.json()) as { git: SyncStatus }).git).toMatchObject({ state: 'idle', lastCommit: done.lastCommit });
+    } finally {
+      await restarted.close();
+    }
   }, 90_000);
 
   it('runs POST /admin/sync in the background and reports a bad ref as the last error while the index keeps serving', async () => {

@@ -22,6 +22,9 @@ export interface WebhookRoutesOptions {
   branch: string | undefined;
 }
 
+/** GitHub caps webhook payloads at 25 MB; a big push must not be refused by the chat-sized BODY_LIMIT_BYTES. */
+const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
+
 /** Delivery ids remembered for replay detection; older ones are forgotten first. */
 const REMEMBERED_DELIVERIES = 1000;
 
@@ -38,7 +41,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (ap
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post('/webhooks/git', async (request, reply) => {
+  app.post('/webhooks/git', { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request, reply) => {
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const headers = request.headers;
     const githubEvent = header(headers['x-github-event']);

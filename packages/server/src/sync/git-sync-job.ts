@@ -63,7 +63,11 @@ export class GitSyncJob {
   constructor(
     private readonly run: RunGitSync,
     private readonly logger: Logger,
-  ) {}
+    /** The commit the index was built from when the server started (recorded in the index). */
+    initialCommit: string | null = null,
+  ) {
+    this.current.lastCommit = initialCommit;
+  }
 
   /** Starts a run, or queues one (once) behind the running one. */
   request(trigger: string): SyncRequestResult {
