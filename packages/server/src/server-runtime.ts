@@ -77,16 +77,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // The ingest writes through its own store handle; afterwards the server reopens the index
     // so the next question sees the new chunks.
     const reload = async (): Promise<void> => {
-      {
-        const reopened = await openRetrieval(config.core);
-        const previousClose = closeRetrieval;
-        // A fresh cache goes with the fresh index.
-        retrieval.retriever = cached(reopened.retriever);
-        retrieval.store = reopened.store;
-        retrieval.embedder = reopened.embedder;
-        closeRetrieval = reopened.close;
-        await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
-      }
+      const reopened = await openRetrieval(config.core);
+      const previousClose = closeRetrieval;
+      // A fresh cache goes with the fresh index.
+      retrieval.retriever = cached(reopened.retriever);
+      retrieval.store = reopened.store;
+      retrieval.embedder = reopened.embedder;
+      closeRetrieval = reopened.close;
+      await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
     };
     const ingestAndReload: RunIngest = async (ingestOptions) => {
       const report = await runIngest(config.core, ingestOptions);

@@ -223,7 +223,7 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
       const changed = await delta.changedSince(previousDelta);
       if (changed) changedFiles = new Set(changed);
     }
-    const deltaState = delta ? { ...delta.state, fingerprint: scanner.fingerprint } : undefined;
+    let deltaState = delta ? { ...delta.state, fingerprint: scanner.fingerprint } : undefined;
 
     const allByFile = new Map(allStored.map((state) => [state.file, state]));
     const scan = await scanner.scan({ stored: allByFile, changedFiles });
@@ -294,6 +294,8 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
       .filter((state) => present.has(state.file) && (failedFiles.has(state.file) || !changed.some((entry) => entry.file === state.file)))
       .reduce((sum, state) => sum + state.chunkIds.length, 0);
 
+    // A file that failed keeps the previous state: the next delta starts from the old point again, so the file is retried.
+    if (failed.length > 0) deltaState = undefined;
     const otherSourcesChunks = allStored.filter((state) => !scan.owns(state.file)).reduce((sum, state) => sum + state.chunkIds.length, 0);
 
     const report: IngestReport = {
