@@ -111,6 +111,8 @@ describe('ingest from git', () => {
     const unreachable = await failure({ GIT_URL: path.join(work, 'nowhere') });
     expect(unreachable.code).toBe('git_unreachable');
     expect(unreachable.hint).toContain('GIT_URL');
+    // Only the good repository's clone is kept under DATA_DIR.
+    expect(await fs.readdir(path.join(env['DATA_DIR'] as string, 'git'))).toHaveLength(1);
 
     const missingPath = await failure({ GIT_PATH: 'website/docs' });
     expect(missingPath.hint).toContain('GIT_PATH');

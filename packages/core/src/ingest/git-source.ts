@@ -170,9 +170,10 @@ export async function checkoutGitSource(dataDir: string, settings: GitSourceSett
         hint: 'Wait for it to finish, then run the sync again.',
       }),
   );
+  let isRepository = false;
   try {
     await fs.mkdir(dir, { recursive: true });
-    const isRepository = await fs.stat(path.join(dir, '.git')).then(() => true, () => false);
+    isRepository = await fs.stat(path.join(dir, '.git')).then(() => true, () => false);
     if (!isRepository) {
       await git(['init', '--quiet'], dir, signal);
       await git(['remote', 'add', 'origin', url], dir, signal);
@@ -181,10 +182,9 @@ export async function checkoutGitSource(dataDir: string, settings: GitSourceSett
     }
     // "--" ends the options: a ref can never be read as one.
     const fetched = await runGit(['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', 'origin', '--', ref ?? 'HEAD'], { cwd: dir, signal });
-    if (/shallow roots are not allowed|shallow/i.test(fetched.stderr) && fetched.code === 0) {
-      throw shallowError(url);
-    }
     if (fetched.code !== 0) throw fetchError({ url, ref }, fetched.stderr);
+    // Fetching from a shallow repository "succeeds" with a warning and brings nothing.
+    if (/shallow/i.test(fetched.stderr)) throw shallowError(url);
     const shallow = (await git(['rev-parse', '--is-shallow-repository'], dir, signal)).trim() === 'true';
     if (shallow) throw shallowError(url);
     const commit = (await git(['rev-parse', '--verify', '--quiet', 'FETCH_HEAD^{commit}'], dir, signal).catch(() => '')).trim();
@@ -204,6 +204,8 @@ export async function checkoutGitSource(dataDir: string, settings: GitSourceSett
     }
     return { dir, docsDir, commit, url, ref, path: subdir, release: () => lock.release() };
   } catch (error) {
+    // A clone that never fetched anything (bad URL, bad ref) is not kept.
+    if (!isRepository) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
     await lock.release();
     throw error;
   }
