@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DocsChatError } from './errors.js';
+import { normalizeGitUrl } from './ingest/git-source.js';
 import { ProfileOverrideError, validateProfileOverrides, type ProfileOverrides } from './profile/retrieval-profile.js';
 
 export type EmbeddingProvider = 'neural' | 'local' | 'gemini' | 'openai';
@@ -48,6 +49,8 @@ export interface CoreConfig {
   profileOverrides: ProfileOverrides;
   embedder: EmbedderConfig;
   store: StoreConfig;
+  /** The git source (GIT_URL, GIT_REF, GIT_PATH) synced by `ingest --git` and `POST /admin/sync`. */
+  git?: { url: string; ref?: string; path?: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -217,6 +220,14 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
   if (minDense !== undefined) config.scope.minDense = minDense;
   const permalinks = text(env, 'DOCS_PERMALINKS_FILE');
   if (permalinks) config.permalinksFile = path.resolve(cwd, permalinks);
+  const gitUrl = text(env, 'GIT_URL');
+  if (gitUrl) {
+    config.git = { url: normalizeGitUrl(gitUrl, cwd) };
+    const gitRef = text(env, 'GIT_REF');
+    if (gitRef) config.git.ref = gitRef;
+    const gitPath = text(env, 'GIT_PATH');
+    if (gitPath) config.git.path = gitPath;
+  }
   const synonyms = text(env, 'SEARCH_SYNONYMS_FILE');
   if (synonyms) config.synonymsFile = path.resolve(cwd, synonyms);
   return config;

@@ -20,6 +20,12 @@ export type DocsChatErrorCode =
   | 'store_quota_exceeded'
   | 'store_rejected'
   | 'query_invalid'
+  | 'git_failed'
+  | 'git_unreachable'
+  | 'git_ref_missing'
+  | 'git_auth_required'
+  | 'git_shallow'
+  | 'records_invalid'
   | 'aborted';
 
 export interface DocsChatErrorOptions {

@@ -31,6 +31,10 @@ export { createEmbeddedStore, type EmbeddedStoreOptions } from './stores/embedde
 export { createQdrantStore, META_POINT_ID, type QdrantStoreOptions } from './stores/qdrant-store.js';
 export { RRF_K, inverseDocumentFrequency, fuseReciprocalRanks, type RankedId } from './stores/ranking.js';
 export { normaliseFilePrefix, folderPrefixes } from './stores/search-filter.js';
+export { runGitIngest, runRecordsIngest, type RunGitIngestOptions, type RunRecordsIngestOptions } from './runtime.js';
+export { normalizeGitUrl, redactGitUrl, type GitSourceSettings } from './ingest/git-source.js';
+export { parseRecordMapping, MAX_RECORD_BYTES, type RecordsSourceSettings } from './ingest/records-source.js';
+export type { GitRange } from './ingest/ingest-report.js';
 export { runIngest, openRetrieval, loadThesaurus, createVectorStoreFromConfig, createEmbedderFromConfig, type OpenedRetrieval, type RunIngestOptions } from './runtime.js';
 export { createThesaurus, parseSynonymsFile, BUILT_IN_SYNONYMS, type Thesaurus } from './text/synonyms.js';
 export { boundSelection, countTokens, type BoundedSelection } from './protocol/token-budget.js';

@@ -14,8 +14,10 @@ import { defaultNeuralThreads } from './embeddings/neural-embedder.js';
 import type { VectorStore } from './stores/vector-store.js';
 import { createEmbeddedStore } from './stores/embedded-store.js';
 import { createQdrantStore } from './stores/qdrant-store.js';
-import { ingestDocs, type IngestOptions } from './ingest/run-ingest.js';
-import type { IngestReport } from './ingest/ingest-report.js';
+import { ingestDocs, ingestSource, type IngestDependencies, type IngestOptions } from './ingest/run-ingest.js';
+import type { GitRange, IngestReport } from './ingest/ingest-report.js';
+import { changedFilesBetween, checkoutGitSource, redactGitUrl, type GitSourceSettings } from './ingest/git-source.js';
+import { recordsScanner, type RecordsSourceSettings } from './ingest/records-source.js';
 import { buildIndexMeta, checkIndexMeta } from './ingest/index-identity.js';
 import { createRetriever } from './search/retriever.js';
 import type { Retriever } from './search/search-types.js';
@@ -56,6 +58,87 @@ export type RunIngestOptions = Omit<IngestOptions, 'docsDir' | 'routeBasePath' |
 
 /** Runs an incremental ingest with the configured providers. */
 export async function runIngest(config: CoreConfig, options: RunIngestOptions = {}): Promise<IngestReport> {
+  return withIngestDependencies(config, options, (deps) =>
+    ingestDocs(deps, {
+      ...options,
+      docsDir: options.docsDir ?? config.docsDir,
+      routeBasePath: config.routeBasePath,
+      ...(config.permalinksFile ? { permalinksFile: config.permalinksFile } : {}),
+    }),
+  );
+}
+
+export type RunGitIngestOptions = Omit<RunIngestOptions, 'docsDir'> & {
+  /** Repository, ref and folder; GIT_URL / GIT_REF / GIT_PATH when unset. */
+  git?: GitSourceSettings;
+};
+
+/**
+ * Syncs the git clone under DATA_DIR and ingests its docs folder, reading only
+ * the files changed since the last ingested commit (recorded in the index).
+ * Any failure before the index commit leaves the last good index serving.
+ */
+export async function runGitIngest(config: CoreConfig, options: RunGitIngestOptions = {}): Promise<IngestReport> {
+  const settings = options.git ?? config.git;
+  if (!settings?.url) {
+    throw new DocsChatError('config_invalid', 'No git repository is configured.', {
+      hint: 'Set GIT_URL to the repository holding your docs (or pass --git URL_OR_PATH), and GIT_PATH to its docs folder.',
+    });
+  }
+  options.onProgress?.({ phase: 'fetch', done: 0, total: 1 });
+  const checkout = await checkoutGitSource(config.dataDir, settings, options.signal);
+  try {
+    const range: GitRange = { url: redactGitUrl(checkout.url), ref: checkout.ref, path: checkout.path, from: null, to: checkout.commit, mode: 'full', reason: 'no commit recorded in this index yet: first sync, rebuild or changed settings' };
+    const report = await withIngestDependencies(config, options, (deps) =>
+      ingestDocs(deps, {
+        ...options,
+        docsDir: checkout.docsDir,
+        routeBasePath: config.routeBasePath,
+        ...(config.permalinksFile ? { permalinksFile: config.permalinksFile } : {}),
+        source: 'git',
+        delta: {
+          key: 'gitSync',
+          state: { url: checkout.url, path: checkout.path, commit: checkout.commit },
+          changedSince: async (previous) => {
+            const from = typeof previous['commit'] === 'string' ? previous['commit'] : null;
+            range.from = from;
+            if (from === null || previous['url'] !== checkout.url || previous['path'] !== checkout.path) {
+              range.reason = 'the repository or its docs path changed since the last sync';
+              return null;
+            }
+            const changed = await changedFilesBetween(checkout, from, options.signal);
+            if (changed.files === null) {
+              range.reason = changed.reason;
+              return null;
+            }
+            range.mode = from === checkout.commit ? 'unchanged' : 'delta';
+            delete range.reason;
+            range.changedFiles = changed.files.length;
+            return changed.files;
+          },
+        },
+      }),
+    );
+    report.git = range;
+    return report;
+  } finally {
+    await checkout.release();
+  }
+}
+
+export type RunRecordsIngestOptions = Omit<RunIngestOptions, 'docsDir'> & RecordsSourceSettings;
+
+/** Ingests JSON records (an array or JSON Lines) as documents, beside any docs in the same index. */
+export async function runRecordsIngest(config: CoreConfig, options: RunRecordsIngestOptions): Promise<IngestReport> {
+  const scanner = await recordsScanner(options, retrievalProfileFor(config.embedder.provider, config.profileOverrides));
+  return withIngestDependencies(config, options, (deps) => ingestSource(deps, options, scanner));
+}
+
+async function withIngestDependencies<T>(
+  config: CoreConfig,
+  options: { embeddingCacheDir?: string },
+  run: (deps: IngestDependencies) => Promise<T>,
+): Promise<T> {
   const embedder = createEmbedderFromConfig(config);
   const store = createVectorStoreFromConfig(config);
   const embedding = createEmbeddingPipeline({
@@ -65,15 +148,7 @@ export async function runIngest(config: CoreConfig, options: RunIngestOptions = 
     concurrency: Math.max(2, config.embedder.threads ?? (embedder.provider === 'neural' ? defaultNeuralThreads() : 2)),
   });
   try {
-    return await ingestDocs(
-      { store, embedder, embedding, dataDir: config.dataDir, profile: retrievalProfileFor(embedder.provider, config.profileOverrides), thesaurus: await loadThesaurus(config) },
-      {
-        ...options,
-        docsDir: options.docsDir ?? config.docsDir,
-        routeBasePath: config.routeBasePath,
-        ...(config.permalinksFile ? { permalinksFile: config.permalinksFile } : {}),
-      },
-    );
+    return await run({ store, embedder, embedding, dataDir: config.dataDir, profile: retrievalProfileFor(embedder.provider, config.profileOverrides), thesaurus: await loadThesaurus(config) });
   } finally {
     await Promise.all([store.close(), embedder.close?.()]);
   }

@@ -22,6 +22,8 @@ import { conversationRoutes } from './plugins/conversation-routes.js';
 import { healthRoutes } from './plugins/health-routes.js';
 import { searchRoutes } from './plugins/search-routes.js';
 import { StreamTracker } from './plugins/stream-tracker.js';
+import { webhookRoutes } from './plugins/webhook-routes.js';
+import type { GitSyncJob } from './sync/git-sync-job.js';
 
 /** The retriever and the store it reads; the admin ingest may replace both. */
 export interface OpenRetrieval extends RetrievalHandle {
@@ -40,6 +42,8 @@ export interface AppDependencies {
   conversations: ConversationGateway;
   /** Needed for `/admin/ingest` (with ADMIN_TOKEN). */
   runIngest?: RunIngest;
+  /** The background git sync (GIT_URL set): `/admin/sync`, and `/webhooks/git` with GIT_WEBHOOK_SECRET. */
+  gitSync?: { job: GitSyncJob; branch: string | undefined };
   /** The server's logger (see `createLogger`). */
   logger: Logger;
 }
@@ -127,7 +131,10 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   await app.register(searchRoutes, { retrieval: deps.retrieval, rateLimit: settings.rateLimit });
   await app.register(conversationRoutes, { conversations: deps.conversations });
   if (settings.adminToken !== undefined && deps.runIngest !== undefined) {
-    await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest });
+    await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest, gitSync: deps.gitSync?.job });
+  }
+  if (settings.gitWebhookSecret !== undefined && deps.gitSync !== undefined) {
+    await app.register(webhookRoutes, { secret: settings.gitWebhookSecret, job: deps.gitSync.job, branch: deps.gitSync.branch });
   }
 
   // Runs once new requests are refused (503) and before connections close: running answers get the grace period.

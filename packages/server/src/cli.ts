@@ -13,6 +13,12 @@ Commands:
   ingest [--docs DIR] [--rebuild] [--dry-run] [--json]
       Index the markdown/MDX of DIR (default: DOCS_DIR or docs-site/docs).
       Only files that changed since the last run are embedded again.
+  ingest --git URL_OR_PATH [--ref BRANCH] [--path SUBDIR]
+      Sync a git repository (clone kept in DATA_DIR) and index SUBDIR; the next
+      run reads only the files changed between the two commits.
+  ingest --records FILE_OR_DIR --map 'id=PATH,title=PATH,text=PATH,url=PATH'
+      Index JSON records (array or JSON Lines) beside the docs; examples=PATH
+      keeps a record's examples with it.
   search "QUESTION" [--k 5] [--file-prefix PATH] [--json]
       Print the best matching sections of the docs.
   serve

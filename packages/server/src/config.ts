@@ -34,6 +34,8 @@ export interface ServerSettings {
   bodyLimitBytes: number;
   /** The admin routes exist only when this is set. */
   adminToken: string | undefined;
+  /** Secret of `POST /webhooks/git` (GitHub signature / GitLab token); the route exists only when set with GIT_URL. */
+  gitWebhookSecret: string | undefined;
   logLevel: LogLevel;
   shutdownGraceMs: number;
   heartbeatMs: number;
@@ -161,6 +163,11 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     problems.push(`ADMIN_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to disable /admin routes.`);
   }
 
+  const gitWebhookSecret = read('GIT_WEBHOOK_SECRET');
+  if (gitWebhookSecret !== undefined && gitWebhookSecret.length < DEFAULT_SERVER_SETTINGS.adminTokenMinLength) {
+    problems.push(`GIT_WEBHOOK_SECRET is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to disable /webhooks/git.`);
+  }
+
   const rawLevel = read('LOG_LEVEL')?.toLowerCase();
   let logLevel = DEFAULT_SERVER_SETTINGS.logLevel;
   if (rawLevel !== undefined) {
@@ -200,6 +207,7 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     rateLimit,
     bodyLimitBytes,
     adminToken,
+    gitWebhookSecret,
     logLevel,
     shutdownGraceMs,
     heartbeatMs,

@@ -48,5 +48,6 @@ export {
   isDocsChatError,
   loadCoreConfig,
   openRetrieval,
+  runGitIngest,
   runIngest,
 } from '@docs-chat/core';

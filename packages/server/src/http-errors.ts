@@ -24,6 +24,14 @@ export const HTTP_ERRORS = {
     message: 'No conversation has this id; start a new one by leaving out "conversation_id".',
   },
   message_not_found: { status: 404, message: 'No answer has this "message_id"; take it from the "meta" event of an answer.' },
+  signature_invalid: {
+    status: 401,
+    message: "The webhook signature is missing or wrong: set the same secret in the git host's webhook settings and in GIT_WEBHOOK_SECRET.",
+  },
+  sync_not_configured: {
+    status: 409,
+    message: 'No git repository is configured for sync: set GIT_URL (and GIT_REF, GIT_PATH) on the server and restart it.',
+  },
   ingest_running: { status: 409, message: 'An ingest is already running; wait for it to finish, then try again.' },
   payload_too_large: {
     status: 413,

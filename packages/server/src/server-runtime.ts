@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { assembleContext, countTokens, openRetrieval, runIngest } from './core-api.js';
+import { assembleContext, countTokens, openRetrieval, runGitIngest, runIngest } from './core-api.js';
+import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
 import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
 import type { ServerConfig } from './config.js';
@@ -76,20 +77,38 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
     // The ingest writes through its own store handle; afterwards the server reopens the index
     // so the next question sees the new chunks.
+    const reload = async (): Promise<void> => {
+      const reopened = await openRetrieval(config.core);
+      const previousClose = closeRetrieval;
+      // A fresh cache goes with the fresh index.
+      retrieval.retriever = cached(reopened.retriever);
+      retrieval.store = reopened.store;
+      retrieval.embedder = reopened.embedder;
+      closeRetrieval = reopened.close;
+      await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
+    };
     const ingestAndReload: RunIngest = async (ingestOptions) => {
       const report = await runIngest(config.core, ingestOptions);
-      if (!ingestOptions.dryRun) {
-        const reopened = await openRetrieval(config.core);
-        const previousClose = closeRetrieval;
-        // A fresh cache goes with the fresh index.
-        retrieval.retriever = cached(reopened.retriever);
-        retrieval.store = reopened.store;
-        retrieval.embedder = reopened.embedder;
-        closeRetrieval = reopened.close;
-        await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
-      }
+      if (!ingestOptions.dryRun) await reload();
       return report;
     };
+    // The git sync runs as a background job (GIT_URL set); the index is reopened after each successful run.
+    const recorded = config.core.git ? ((await opened.store.readMeta())?.extra?.['gitSync'] as { commit?: unknown } | undefined) : undefined;
+    const gitSync = config.core.git
+      ? {
+          job: new GitSyncJob(
+            async ({ onProgress }) => {
+              const report = await runGitIngest(config.core, { onProgress });
+              await reload();
+              return report;
+            },
+            logger,
+            typeof recorded?.commit === 'string' ? recorded.commit : null,
+          ),
+          branch: config.core.git.ref,
+        }
+      : undefined;
+    if (gitSync) cleanups.push(() => gitSync.job.idle());
 
     const app = await buildApp(config.server, {
       retrieval,
@@ -99,6 +118,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       llmCheck,
       conversations,
       runIngest: ingestAndReload,
+      ...(gitSync ? { gitSync } : {}),
       logger,
     });
     cleanups.push(() => app.close());

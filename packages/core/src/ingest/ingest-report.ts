@@ -22,13 +22,33 @@ export interface IngestReport {
   };
   chunks: { added: number; updated: number; deleted: number; unchanged: number; total: number };
   embedding: { calls: number; texts: number; cacheHits: number };
+  /** For an ingest from git: the repository and the commits compared. */
+  git?: GitRange;
   /** The out-of-scope thresholds fitted on this index, when the run re-fitted them. */
   scopeFit?: ScopeFit;
   durationMs: number;
 }
 
+export interface GitRange {
+  url: string;
+  ref: string | null;
+  path: string | null;
+  /** The commit the index was last built from, or null on a first run. */
+  from: string | null;
+  to: string;
+  /**
+   * `delta`: only files changed between the commits were read; `full`: every file was compared by content
+   * hash (first run, force-push, changed settings); `unchanged`: same commit as last time.
+   */
+  mode: 'delta' | 'full' | 'unchanged';
+  /** Why a full comparison was needed, when it was. */
+  reason?: string;
+  /** Files (under the synced path) git reports as added, modified, renamed or deleted, in delta mode. */
+  changedFiles?: number;
+}
+
 export interface IngestProgress {
-  phase: 'scan' | 'parse' | 'embed' | 'write' | 'fit' | 'done';
+  phase: 'fetch' | 'scan' | 'parse' | 'embed' | 'write' | 'fit' | 'done';
   done: number;
   total: number;
 }
@@ -42,6 +62,18 @@ export function formatIngestReport(report: IngestReport): string {
     `Embedding calls: ${report.embedding.calls} (${report.embedding.texts} texts embedded, ${report.embedding.cacheHits} from cache).`,
     `Duration: ${(report.durationMs / 1000).toFixed(2)} s.`,
   ];
+  if (report.git) {
+    const git = report.git;
+    const short = (commit: string) => commit.slice(0, 12);
+    const range = git.from ? `${short(git.from)}..${short(git.to)}` : `(first run)..${short(git.to)}`;
+    const how =
+      git.mode === 'delta'
+        ? `only the ${git.changedFiles ?? 0} file(s) changed between them were read`
+        : git.mode === 'unchanged'
+          ? 'same commit as last time'
+          : `every file compared by content hash${git.reason ? ` (${git.reason})` : ''}`;
+    lines.splice(1, 0, `Git: ${git.url}${git.ref ? ` @ ${git.ref}` : ''}${git.path ? ` (path ${git.path})` : ''}, commits ${range}: ${how}.`);
+  }
   if (report.scopeFit) {
     const fit = report.scopeFit;
     lines.push(

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DocsChatError, throwIfAborted } from '../errors.js';
-import type { Chunk } from '../markdown/document.js';
+import type { Chunk, ParsedDocument } from '../markdown/document.js';
 import { decodeSourceFile } from '../markdown/decode-source.js';
 import { parseDocument } from '../markdown/parse-document.js';
 import { chunkDocument } from '../markdown/chunk-document.js';
@@ -19,7 +19,7 @@ import { countChunk, emptyTermStatistics, readTermStatistics, serializeTermStati
 import type { TermStatistics } from '../text/term-statistics.js';
 import { learnTermAssociations, readTermAssociations, serializeTermAssociations } from '../text/term-associations.js';
 import { analyzeTerms } from '../text/text-analysis.js';
-import type { IndexedPage, IndexedPoint, VectorStore } from '../stores/vector-store.js';
+import type { IndexedPage, IndexedPoint, StoredFileState, VectorStore } from '../stores/vector-store.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { acquireIngestLock } from './ingest-lock.js';
 import { listDocsFiles, loadPermalinks } from './docs-files.js';
@@ -61,7 +61,52 @@ export interface IngestOptions {
   dryRun?: boolean;
   signal?: AbortSignal;
   onProgress?: (progress: IngestProgress) => void;
+  /** What each chunk's `source` says (default `docs`; a git sync says `git`). */
+  source?: string;
+  /** A source that knows which files changed since the last run (git); see `IngestDelta`. */
+  delta?: IngestDelta;
 }
+
+/**
+ * Lets a source spare the reading of files it knows are unchanged. The state is
+ * kept in the index meta (`extra[key]`) with a fingerprint of every setting
+ * that shapes a file's hash, so a changed profile or route never trusts it.
+ */
+export interface IngestDelta {
+  key: string;
+  /** Recorded after a successful run (the fingerprint is added). */
+  state: Record<string, unknown>;
+  /**
+   * The files (relative to the docs folder) that may differ since the recorded
+   * state, or null to compare every file by content hash.
+   */
+  changedSince(previous: Record<string, unknown>): Promise<string[] | null>;
+}
+
+/**
+ * What one source contributes to an index. Records and docs can share an
+ * index: each run only adds, compares and deletes the files its source owns.
+ */
+export interface SourceEntry {
+  file: string;
+  fileHash: string;
+  /** Turns the entry into a document; throwing marks the entry failed. */
+  parse(): ParsedDocument;
+}
+
+export interface SourceScan {
+  /** Shown in the report (`docsDir`). */
+  label: string;
+  total: number;
+  entries: SourceEntry[];
+  skipped: { file: string; reason: string }[];
+  failed: { file: string; reason: string }[];
+  /** Whether an indexed file belongs to this source (the others are left alone). */
+  owns(file: string): boolean;
+}
+
+/** Files of the JSON records sources are keyed `records:<name>/<id>`; everything else is docs. */
+export const RECORDS_FILE_PREFIX = 'records:';
 
 const UPSERT_BATCH = 256;
 /**
@@ -82,11 +127,8 @@ export function denseText(chunk: Pick<Chunk, 'indexText'>, dense: DenseProfile):
   return words.slice(0, dense.leadWords * 2 - 1).join('');
 }
 
-interface PlannedFile {
-  file: string;
-  fileHash: string;
+interface PlannedFile extends SourceEntry {
   status: 'added' | 'modified' | 'unchanged';
-  text: string;
 }
 
 function sha256(input: string | Uint8Array): string {
@@ -94,17 +136,76 @@ function sha256(input: string | Uint8Array): string {
 }
 
 export async function ingestDocs(deps: IngestDependencies, options: IngestOptions): Promise<IngestReport> {
+  const profile = deps.profile ?? retrievalProfileFor(deps.embedder.provider);
+  const hashes = indexProfileHashes(profile);
+  const routeBasePath = options.routeBasePath ?? '/docs';
+  const docsDir = path.resolve(options.docsDir);
+  const source = options.source ?? 'docs';
+  const listing = await listDocsFiles(docsDir);
+  const permalinks = await loadPermalinks(docsDir, options.permalinksFile);
+  // Every setting that shapes a file's hash besides its bytes: a delta recorded under others is not trusted.
+  const fingerprint = sha256(
+    `${PARSING_VERSION}\0${hashes.chunking}\0${hashes.sparse}\0${hashes.dense}\0${routeBasePath}\0${source}\0${sha256(JSON.stringify([...permalinks]))}`,
+  );
+  return ingestSource(deps, options, {
+    fingerprint,
+    scan: async ({ stored, changedFiles }) => {
+      const skipped = [...listing.ignored];
+      const entries: SourceEntry[] = [];
+      let scanned = 0;
+      for (const file of listing.pages) {
+        throwIfAborted(options.signal);
+        options.onProgress?.({ phase: 'scan', done: scanned, total: listing.pages.length });
+        scanned += 1;
+        const previous = stored.get(file);
+        // A file the source says did not change, and that the index holds, is not read again.
+        if (changedFiles && previous && !changedFiles.has(file)) {
+          entries.push({ file, fileHash: previous.fileHash, parse: () => { throw new Error('unchanged'); } });
+          continue;
+        }
+        let bytes: Uint8Array;
+        try {
+          bytes = await fs.readFile(path.join(docsDir, file));
+        } catch (error) {
+          skipped.push({ file, reason: `cannot be read: ${(error as Error).message}` });
+          continue;
+        }
+        const decoded = decodeSourceFile(bytes);
+        if (!decoded.ok) {
+          skipped.push({ file, reason: decoded.reason });
+          continue;
+        }
+        const permalink = permalinks.get(file);
+        // The hash covers everything that shapes the chunks, not only the bytes:
+        // every profile value that shapes its chunks and their vectors, the route and the source.
+        const fileHash = sha256(`${fingerprint}\0${permalink ?? ''}\0${sha256(bytes)}`);
+        entries.push({
+          file,
+          fileHash,
+          parse: () => ({ ...parseDocument({ file, text: decoded.text, routeBasePath, permalink }), source }),
+        });
+      }
+      return { label: docsDir, total: listing.pages.length, entries, skipped, failed: [], owns: (file) => !file.startsWith(RECORDS_FILE_PREFIX) };
+    },
+  });
+}
+
+/** How a source lists its entries, given what the index holds and (for a delta) which files changed. */
+export interface SourceScanner {
+  fingerprint: string;
+  scan(input: { stored: Map<string, StoredFileState>; changedFiles: Set<string> | null }): Promise<SourceScan>;
+}
+
+/** The incremental ingest of any source: compare, embed what changed, write, delete what went. */
+export async function ingestSource(deps: IngestDependencies, options: Omit<IngestOptions, 'docsDir'>, scanner: SourceScanner): Promise<IngestReport> {
   const started = performance.now();
   const { store, embedder, embedding } = deps;
   const profile = deps.profile ?? retrievalProfileFor(embedder.provider);
   const hashes = indexProfileHashes(profile);
   const rebuild = options.rebuild ?? false;
   const dryRun = options.dryRun ?? false;
-  const routeBasePath = options.routeBasePath ?? '/docs';
   const progress = options.onProgress ?? (() => undefined);
-  const docsDir = path.resolve(options.docsDir);
 
-  const listing = await listDocsFiles(docsDir);
   const lock = dryRun ? null : await acquireIngestLock(deps.dataDir, store.collection);
   try {
     const meta = buildIndexMeta(embedder);
@@ -112,39 +213,30 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
     if (existingMeta) checkIndexMeta(existingMeta, meta, `in ${store.backend} (${store.collection})`);
     if (!dryRun) await store.prepare(existingMeta ?? meta, { rebuild });
 
-    const permalinks = await loadPermalinks(docsDir, options.permalinksFile);
-    const stored = rebuild && !dryRun ? [] : existingMeta ? await store.listFiles(options.signal) : [];
+    const allStored = rebuild && !dryRun ? [] : existingMeta ? await store.listFiles(options.signal) : [];
+
+    // A delta is trusted only when it was recorded under the same settings.
+    const delta = options.delta;
+    const previousDelta = existingMeta?.extra?.[delta?.key ?? ''] as Record<string, unknown> | undefined;
+    let changedFiles: Set<string> | null = null;
+    if (delta && previousDelta && previousDelta['fingerprint'] === scanner.fingerprint) {
+      const changed = await delta.changedSince(previousDelta);
+      if (changed) changedFiles = new Set(changed);
+    }
+    let deltaState = delta ? { ...delta.state, fingerprint: scanner.fingerprint } : undefined;
+
+    const allByFile = new Map(allStored.map((state) => [state.file, state]));
+    const scan = await scanner.scan({ stored: allByFile, changedFiles });
+    const stored = allStored.filter((state) => scan.owns(state.file));
     const storedByFile = new Map(stored.map((state) => [state.file, state]));
 
-    // Scan: read, decode and hash every page.
-    const skipped = [...listing.ignored];
-    const failed: { file: string; reason: string }[] = [];
-    const planned: PlannedFile[] = [];
-    let scanned = 0;
-    for (const file of listing.pages) {
-      throwIfAborted(options.signal);
-      progress({ phase: 'scan', done: scanned, total: listing.pages.length });
-      scanned += 1;
-      let bytes: Uint8Array;
-      try {
-        bytes = await fs.readFile(path.join(docsDir, file));
-      } catch (error) {
-        skipped.push({ file, reason: `cannot be read: ${(error as Error).message}` });
-        continue;
-      }
-      const decoded = decodeSourceFile(bytes);
-      if (!decoded.ok) {
-        skipped.push({ file, reason: decoded.reason });
-        continue;
-      }
-      const permalink = permalinks.get(file);
-      // The hash covers everything that shapes the chunks, not only the bytes.
-      // ... and every profile value that shapes its chunks and their vectors: changing one re-indexes the file.
-      const fileHash = sha256(`${PARSING_VERSION}\0${hashes.chunking}\0${hashes.sparse}\0${hashes.dense}\0${routeBasePath}\0${permalink ?? ''}\0${sha256(bytes)}`);
-      const previous = storedByFile.get(file);
-      const status = previous === undefined ? 'added' : previous.fileHash === fileHash ? 'unchanged' : 'modified';
-      planned.push({ file, fileHash, status, text: decoded.text });
-    }
+    const skipped = scan.skipped;
+    const failed: { file: string; reason: string }[] = [...scan.failed];
+    const planned: PlannedFile[] = scan.entries.map((entry) => {
+      const previous = storedByFile.get(entry.file);
+      const status = previous === undefined ? 'added' : previous.fileHash === entry.fileHash ? 'unchanged' : 'modified';
+      return Object.assign(entry, { status }) as PlannedFile;
+    });
     const present = new Set(planned.map((entry) => entry.file));
     const deletedFiles = stored.filter((state) => !present.has(state.file));
 
@@ -158,7 +250,7 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
       progress({ phase: 'parse', done: parsed, total: changed.length });
       parsed += 1;
       try {
-        const document = parseDocument({ file: entry.file, text: entry.text, routeBasePath, permalink: permalinks.get(entry.file) });
+        const document = entry.parse();
         if (document.usedFallbackParser) fallbackParsed.push(entry.file);
         newChunks.push({
           entry,
@@ -202,14 +294,18 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
       .filter((state) => present.has(state.file) && (failedFiles.has(state.file) || !changed.some((entry) => entry.file === state.file)))
       .reduce((sum, state) => sum + state.chunkIds.length, 0);
 
+    // A file that failed keeps the previous state: the next delta starts from the old point again, so the file is retried.
+    if (failed.length > 0) deltaState = undefined;
+    const otherSourcesChunks = allStored.filter((state) => !scan.owns(state.file)).reduce((sum, state) => sum + state.chunkIds.length, 0);
+
     const report: IngestReport = {
-      docsDir,
+      docsDir: scan.label,
       dryRun,
       rebuild,
       embedder: { provider: embedder.provider, model: embedder.model, dimensions: embedder.dimensions },
       store: { backend: store.backend, collection: store.collection },
       files: {
-        total: listing.pages.length,
+        total: scan.total,
         added: planned.filter((entry) => entry.status === 'added').length,
         modified: planned.filter((entry) => entry.status === 'modified').length,
         deleted: deletedFiles.length,
@@ -223,7 +319,8 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
         updated,
         deleted: staleIds.length,
         unchanged: unchangedChunks + untouchedChunks,
-        total: untouchedChunks + toEmbed.length,
+        // Chunks of other sources sharing the index count too: the statistics cover the whole index.
+        total: untouchedChunks + toEmbed.length + otherSourcesChunks,
       },
       embedding: { calls: 0, texts: 0, cacheHits: 0 },
       durationMs: 0,
@@ -298,6 +395,7 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
         termStats: serializeTermStatistics(stats),
         termAssociations: serializeTermAssociations(associations),
         profile: hashes,
+        ...(delta && deltaState ? { [delta.key]: deltaState } : {}),
       };
       await store.updateMetaExtra(extra, options.signal);
       // The thresholds are fitted on the index as search will see it, statistics included.
@@ -305,6 +403,9 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
       const scopeFit = await fitIndexScope({ store, embedding, profile, thesaurus: deps.thesaurus, chunks, signal: options.signal });
       await store.updateMetaExtra({ ...extra, scopeFit }, options.signal);
       report.scopeFit = scopeFit;
+    } else if (delta && deltaState && JSON.stringify(previousDelta) !== JSON.stringify(deltaState)) {
+      // Nothing to re-index, but the source moved on (a new commit touching no page): record where it stands.
+      await store.updateMetaExtra({ ...(existingMeta?.extra ?? {}), [delta.key]: deltaState }, options.signal);
     }
     await store.commit();
     progress({ phase: 'done', done: points.length, total: points.length });

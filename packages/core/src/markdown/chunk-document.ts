@@ -77,6 +77,7 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkOptions): Chunk
           hash: sha256Hex(indexText),
           fileHash: options.fileHash,
           order: chunks.length,
+          ...(doc.source === undefined ? {} : { source: doc.source }),
         });
         part++;
       }

@@ -15,6 +15,8 @@ export interface ParsedDocument {
   sections: DocumentSection[];
   /** True when MDX parsing failed and the tolerant markdown parse was used. */
   usedFallbackParser: boolean;
+  /** Where the document came from (`docs`, `git`, `records:<name>`); copied to every chunk. */
+  source?: string;
 }
 
 export interface DocumentSection {
@@ -67,4 +69,6 @@ export interface Chunk {
   fileHash: string;
   /** Position of the chunk in its document (0-based), for neighbour look-ups. */
   order: number;
+  /** Where the chunk's document came from: `docs`, `git` or `records:<name>` (absent in indexes built before sources). */
+  source?: string;
 }

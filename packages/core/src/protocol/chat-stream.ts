@@ -52,8 +52,11 @@ export interface SourceRef {
   title: string;
   heading: string | null;
   headingPath: string[];
+  /** Empty for a JSON record that has no URL; `id` then names the record. */
   url: string;
   score: number;
+  /** The record's id, sent only when `url` is empty (JSON records source), so the citation can name it. */
+  id?: string;
 }
 
 export interface TokenUsage {

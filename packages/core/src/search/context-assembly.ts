@@ -12,7 +12,8 @@ import type { AssembledContext, ContextSource, SearchHit } from './search-types.
 export const DEFAULT_CONTEXT_TOKEN_BUDGET = SHARED_PROFILE.context.tokenBudget;
 
 function sourceHeader(number: number, hit: SearchHit): string {
-  return `[${number}] ${hit.chunk.headingPath.join(' > ')} (${hit.chunk.url})`;
+  // A record without a URL (JSON records source) is cited by its id.
+  return `[${number}] ${hit.chunk.headingPath.join(' > ')} (${hit.chunk.url || `id ${hit.chunk.docId}`})`;
 }
 
 function truncateToTokens(text: string, budget: number): string {

@@ -432,6 +432,8 @@ export function toSourceRef(source: ContextSource): SourceRef {
     headingPath: chunk.headingPath,
     url: chunk.url,
     score: source.score,
+    // A record without a URL is cited by its id.
+    ...(chunk.url === '' ? { id: chunk.docId } : {}),
   };
 }
 

@@ -1,9 +1,10 @@
 /** `docs-chat ingest`: incremental indexing with a progress bar and a final report. */
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { formatIngestReport, isDocsChatError, loadCoreConfig, runIngest, type IngestProgress } from '@docs-chat/core';
+import { formatIngestReport, isDocsChatError, loadCoreConfig, runGitIngest, runIngest, runRecordsIngest, type IngestProgress } from '@docs-chat/core';
 
 const PHASE_LABELS: Record<IngestProgress['phase'], string> = {
+  fetch: 'Fetching',
   scan: 'Reading ',
   parse: 'Chunking',
   embed: 'Embedding',
@@ -49,6 +50,8 @@ function progressLines(stream: NodeJS.WritableStream): (progress: IngestProgress
   };
 }
 
+const USAGE = `Usage: docs-chat ingest [--docs DIR | --git URL_OR_PATH [--ref REF] [--path SUBDIR] | --records FILE_OR_DIR --map 'id=…,title=…,text=…,url=…,examples=…' [--name NAME]] [--rebuild] [--dry-run] [--json]`;
+
 export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values;
   try {
@@ -56,6 +59,12 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
       args,
       options: {
         docs: { type: 'string' },
+        git: { type: 'string' },
+        ref: { type: 'string' },
+        path: { type: 'string' },
+        records: { type: 'string' },
+        map: { type: 'string' },
+        name: { type: 'string' },
         rebuild: { type: 'boolean', default: false },
         'dry-run': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
@@ -63,7 +72,22 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
       strict: true,
     }));
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\nUsage: docs-chat ingest [--docs DIR] [--rebuild] [--dry-run] [--json]\n`);
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const sources = [values.docs, values.git, values.records].filter((value) => value !== undefined).length;
+  const problem =
+    sources > 1
+      ? 'Give one source per run: --docs, --git or --records.'
+      : values.records !== undefined && values.map === undefined
+        ? "--records needs --map 'id=PATH,title=PATH,text=PATH,url=PATH' saying where each field is."
+        : (values.ref !== undefined || values.path !== undefined) && values.git === undefined
+          ? '--ref and --path go with --git URL_OR_PATH.'
+          : (values.map !== undefined || values.name !== undefined) && values.records === undefined
+            ? '--map and --name go with --records FILE_OR_DIR.'
+            : null;
+  if (problem) {
+    process.stderr.write(`${problem}\n${USAGE}\n`);
     return 2;
   }
   const controller = new AbortController();
@@ -73,13 +97,18 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
   try {
     const config = loadCoreConfig(env);
     const onProgress = values.json ? undefined : process.stderr.isTTY === true ? progressBar(process.stderr) : progressLines(process.stderr);
-    const report = await runIngest(config, {
-      docsDir: values.docs ? path.resolve(values.docs) : config.docsDir,
+    const common = {
       rebuild: values.rebuild ?? false,
       dryRun: values['dry-run'] ?? false,
       signal: controller.signal,
       ...(onProgress ? { onProgress } : {}),
-    });
+    };
+    const report =
+      values.git !== undefined
+        ? await runGitIngest(config, { ...common, git: { url: values.git, ref: values.ref ?? config.git?.ref, path: values.path ?? config.git?.path } })
+        : values.records !== undefined
+          ? await runRecordsIngest(config, { ...common, input: values.records, map: values.map as string, ...(values.name ? { name: values.name } : {}) })
+          : await runIngest(config, { ...common, docsDir: values.docs ? path.resolve(values.docs) : config.docsDir });
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatIngestReport(report)}\n`);
     return report.files.failed.length > 0 ? 1 : 0;
   } catch (error) {

@@ -9,13 +9,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import { describeError } from '../chat/conversation-gateway.js';
 import { isDocsChatError, type RunIngest } from '../core-api.js';
 import { HttpError } from '../http-errors.js';
+import type { GitSyncJob } from '../sync/git-sync-job.js';
 
 export interface AdminRoutesOptions {
   adminToken: string;
   runIngest: RunIngest;
+  /** The git sync job (GIT_URL set); `/admin/sync` answers 409 without it. */
+  gitSync?: GitSyncJob | undefined;
 }
 
-export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { adminToken, runIngest }) => {
+export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { adminToken, runIngest, gitSync }) => {
   const expected = digest(adminToken);
   let running = false;
 
@@ -48,6 +51,14 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, {
       running = false;
     }
   });
+
+  // The sync runs in the background: the answer says whether it started or was queued behind a running one.
+  app.post('/admin/sync', async (_request, reply) => {
+    if (!gitSync) throw new HttpError('sync_not_configured');
+    return reply.code(202).send({ status: gitSync.request('admin'), status_url: '/admin/ingest/status' });
+  });
+
+  app.get('/admin/ingest/status', async () => ({ git: gitSync ? { configured: true, ...gitSync.status() } : { configured: false }, ingest: { running } }));
 };
 
 function digest(value: string): Buffer {

@@ -45,7 +45,13 @@ export default function SourceList({ sources, numbers, label: landmarkLabel, onN
               <span className={styles.number} aria-hidden="true">
                 {numbers?.[index] ?? index + 1}
               </span>
-              {target.internal ? (
+              {!source.url ? (
+                // A JSON record without a URL: nothing to open, so its id is shown instead of a link.
+                <span className={styles.link}>
+                  {label}
+                  {source.id !== undefined && <span className={styles.section}>{source.id}</span>}
+                </span>
+              ) : target.internal ? (
                 <Link className={styles.link} to={target.href} onClick={() => onNavigate?.(target.href)}>
                   {label}
                 </Link>

@@ -43,4 +43,12 @@ describe('SourceList', () => {
     const { container } = render(<SourceList sources={[]} />);
     expect(container.innerHTML).toBe('');
   });
+
+  it('names a record without a URL by its id, without a link', () => {
+    const record: SourceRef = { file: 'records:rules/no-eval', title: 'No eval', heading: null, headingPath: ['No eval'], url: '', score: 0.7, id: 'no-eval' };
+    render(<SourceList sources={[record]} />);
+    const item = within(screen.getByRole('navigation', { name: 'Sources' })).getByRole('listitem');
+    expect(item.textContent).toBe('1No evalno-eval');
+    expect(within(item).queryByRole('link')).toBeNull();
+  });
 });
