@@ -6,6 +6,7 @@
 export type DocsChatErrorCode =
   | 'config_invalid'
   | 'docs_dir_missing'
+  | 'site_invalid'
   | 'index_missing'
   | 'index_mismatch'
   | 'index_corrupt'

@@ -63,3 +63,21 @@ export {
 } from './profile/retrieval-profile.js';
 export { createNeuralEmbedder, NEURAL_EMBEDDER_MODEL, NEURAL_MODEL_PACKAGE, NEURAL_REINSTALL_HINT, type NeuralEmbedderOptions } from './embeddings/neural-embedder.js';
 export { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from './workers/worker-pool.js';
+export {
+  readSiteLayout,
+  readSiteSummary,
+  summariseSite,
+  scopeOfFileKey,
+  siteKeyPrefix,
+  DEFAULT_DOCS_INSTANCE,
+  BLOG_INSTANCE,
+  CURRENT_VERSION,
+  type SiteOptions,
+  type SiteInstanceOptions,
+  type SiteLayout,
+  type SiteSummary,
+  type SiteVersionInfo,
+  type ContentSet,
+} from './ingest/site-layout.js';
+export { resolveSiteScope, versionNamedIn } from './search/site-scope.js';
+export { computeBlogRoute, type BlogRouteInput } from './markdown/docusaurus-routes.js';

@@ -13,6 +13,8 @@ export type {
   CoreConfig,
   Embedder,
   OpenedRetrieval,
+  AppliedScope,
+  RequestedScope,
   Retriever,
   SearchExplanation,
   SearchHit,

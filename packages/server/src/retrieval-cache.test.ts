@@ -35,6 +35,21 @@ async function countingRetriever(): Promise<{ retriever: Retriever; searches: ()
 }
 
 describe('the retrieval cache', () => {
+  it("never answers one reader's version or locale with another's results", async () => {
+    const inner = await countingRetriever();
+    try {
+      const cached = withRetrievalCache(inner.retriever, { maxEntries: 10, ttlMs: 60_000 });
+      await cached.search('How do I install Tidewater?', { k: 5, scope: { version: '1.0', locale: 'en' } });
+      await cached.search('How do I install Tidewater?', { k: 5, scope: { version: '2.0', locale: 'en' } });
+      await cached.search('How do I install Tidewater?', { k: 5, scope: { version: '2.0', locale: 'fr' } });
+      expect(inner.searches()).toBe(3);
+      await cached.search('How do I install Tidewater?', { k: 5, scope: { version: '2.0', locale: 'fr' } });
+      expect(inner.searches()).toBe(3);
+    } finally {
+      await inner.close();
+    }
+  });
+
   it('answers a repeated question from memory with the same results', async () => {
     const inner = await countingRetriever();
     try {

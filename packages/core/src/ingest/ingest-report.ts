@@ -1,8 +1,12 @@
 import type { ScopeFit } from '../search/scope-fit.js';
+import type { SiteSummary } from './site-layout.js';
 
 /** What an ingest did, printed by the CLI and returned by `POST /admin/ingest`. */
 export interface IngestReport {
+  /** The docs folder, or the site root of a whole-site ingest. */
   docsDir: string;
+  /** What a whole-site ingest found: versions per instance, locales. */
+  site?: SiteSummary;
   dryRun: boolean;
   rebuild: boolean;
   embedder: { provider: string; model: string; dimensions: number };
@@ -73,6 +77,10 @@ export function formatIngestReport(report: IngestReport): string {
           ? 'same commit as last time'
           : `every file compared by content hash${git.reason ? ` (${git.reason})` : ''}`;
     lines.splice(1, 0, `Git: ${git.url}${git.ref ? ` @ ${git.ref}` : ''}${git.path ? ` (path ${git.path})` : ''}, commits ${range}: ${how}.`);
+  }
+  if (report.site) {
+    const versions = report.site.versions.map((version) => `${version.instance === 'default' ? '' : `${version.instance}:`}${version.name}${version.last ? ' (last)' : ''}`);
+    lines.push(`Site: versions ${versions.join(', ')}; locales ${report.site.locales.join(', ')} (default ${report.site.defaultLocale}).`);
   }
   if (report.scopeFit) {
     const fit = report.scopeFit;

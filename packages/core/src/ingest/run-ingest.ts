@@ -23,6 +23,10 @@ import type { IndexedPage, IndexedPoint, StoredFileState, VectorStore } from '..
 import type { Embedder } from '../embeddings/embedder.js';
 import { acquireIngestLock } from './ingest-lock.js';
 import { listDocsFiles, loadPermalinks } from './docs-files.js';
+import type { ContentSet, SiteLayout, SiteSummary } from './site-layout.js';
+import { readSiteSummary, summariseSite } from './site-layout.js';
+import { computeBlogRoute, computeDocRoute } from '../markdown/docusaurus-routes.js';
+import { parse as parseYaml } from 'yaml';
 import type { IngestProgress, IngestReport } from './ingest-report.js';
 import { buildIndexMeta, checkIndexMeta } from './index-identity.js';
 import { retrievalProfileFor, type DenseProfile, type RetrievalProfile } from '../profile/retrieval-profile.js';
@@ -55,6 +59,8 @@ export interface IngestDependencies {
 
 export interface IngestOptions {
   docsDir: string;
+  /** A whole site (`ingest --site`): its content sets replace `docsDir`'s single folder. */
+  site?: SiteLayout;
   routeBasePath?: string;
   permalinksFile?: string;
   rebuild?: boolean;
@@ -92,6 +98,8 @@ export interface SourceEntry {
   fileHash: string;
   /** Turns the entry into a document; throwing marks the entry failed. */
   parse(): ParsedDocument;
+  /** Adds what the source knows about the page to each of its chunks (a site page's version, locale...). */
+  scopeChunk?(chunk: Chunk): Chunk;
 }
 
 export interface SourceScan {
@@ -141,19 +149,27 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
   const routeBasePath = options.routeBasePath ?? '/docs';
   const docsDir = path.resolve(options.docsDir);
   const source = options.source ?? 'docs';
-  const listing = await listDocsFiles(docsDir);
-  const permalinks = await loadPermalinks(docsDir, options.permalinksFile);
+  const { site } = options;
+  // A plain docs folder is one unscoped set whose keys are the bare paths, as before site ingest existed.
+  const sets: ContentSet[] = site?.sets ?? [{ kind: 'docs', instance: '', locale: '', dir: docsDir, defaultLocale: '', routeBasePath, keyPrefix: '' }];
+  const listing = await listSitePages(sets);
+  // A site build's permalinks file covers the current docs folder only: a site ingest routes by itself.
+  const permalinks = site ? new Map<string, string>() : await loadPermalinks(docsDir, options.permalinksFile);
   // Every setting that shapes a file's hash besides its bytes: a delta recorded under others is not trusted.
   const fingerprint = sha256(
     `${PARSING_VERSION}\0${hashes.chunking}\0${hashes.sparse}\0${hashes.dense}\0${routeBasePath}\0${source}\0${sha256(JSON.stringify([...permalinks]))}`,
   );
   return ingestSource(deps, options, {
     fingerprint,
+    site: site ? summariseSite(site) : null,
     scan: async ({ stored, changedFiles }) => {
-      const skipped = [...listing.ignored];
+      const skipped = [...(site?.warnings ?? []), ...listing.ignored];
+      const failed: { file: string; reason: string }[] = [];
       const entries: SourceEntry[] = [];
+      const urlOwners = new Map<string, string>();
       let scanned = 0;
-      for (const file of listing.pages) {
+      for (const page of listing.pages) {
+        const { file, set } = page;
         throwIfAborted(options.signal);
         options.onProgress?.({ phase: 'scan', done: scanned, total: listing.pages.length });
         scanned += 1;
@@ -165,7 +181,7 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
         }
         let bytes: Uint8Array;
         try {
-          bytes = await fs.readFile(path.join(docsDir, file));
+          bytes = await fs.readFile(page.path);
         } catch (error) {
           skipped.push({ file, reason: `cannot be read: ${(error as Error).message}` });
           continue;
@@ -175,17 +191,44 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
           skipped.push({ file, reason: decoded.reason });
           continue;
         }
-        const permalink = permalinks.get(file);
+        const scoped = set.keyPrefix !== '';
+        if (scoped) {
+          // Two pages on one URL (a doc id in two instances on one route, a slug taken twice): the second is refused.
+          const url = pageRoute(page, decoded.text);
+          const owner = urlOwners.get(url);
+          if (owner !== undefined) {
+            failed.push({
+              file,
+              reason: `has the same URL ${url} as ${owner}: one page would hide the other; give one of them another id or slug, or its instance another route base`,
+            });
+            continue;
+          }
+          urlOwners.set(url, file);
+        }
+        const permalink = permalinks.get(page.relative);
         // The hash covers everything that shapes the chunks, not only the bytes:
         // every profile value that shapes its chunks and their vectors, the route and the source.
-        const fileHash = sha256(`${fingerprint}\0${permalink ?? ''}\0${sha256(bytes)}`);
+        const route = scoped ? `\0${set.kind}\0${set.routeBasePath}\0${page.fallback ? set.defaultLocale : ''}` : '';
+        const fileHash = sha256(`${fingerprint}${route}\0${permalink ?? ''}\0${sha256(bytes)}`);
+        let frontMatter: Record<string, unknown> = {};
         entries.push({
           file,
           fileHash,
-          parse: () => ({ ...parseDocument({ file, text: decoded.text, routeBasePath, permalink }), source }),
+          parse: () => {
+            const parsed = parseDocument({
+              file: page.relative,
+              text: decoded.text,
+              routeBasePath: scoped ? set.routeBasePath : routeBasePath,
+              permalink,
+              kind: set.kind,
+            });
+            frontMatter = parsed.frontMatter;
+            return { ...parsed, file, source };
+          },
+          ...(scoped ? { scopeChunk: (chunk: Chunk) => withSiteScope(chunk, page, frontMatter) } : {}),
         });
       }
-      return { label: docsDir, total: listing.pages.length, entries, skipped, failed: [], owns: (file) => !file.startsWith(RECORDS_FILE_PREFIX) };
+      return { label: site?.siteDir ?? docsDir, total: listing.pages.length, entries, skipped, failed, owns: (file) => !file.startsWith(RECORDS_FILE_PREFIX) };
     },
   });
 }
@@ -193,6 +236,11 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
 /** How a source lists its entries, given what the index holds and (for a delta) which files changed. */
 export interface SourceScanner {
   fingerprint: string;
+  /**
+   * Docs sources only: the whole site they index, or null for one docs folder (which must not replace a site
+   * index); left out by sources that sit beside the docs (records).
+   */
+  site?: SiteSummary | null;
   scan(input: { stored: Map<string, StoredFileState>; changedFiles: Set<string> | null }): Promise<SourceScan>;
 }
 
@@ -211,6 +259,12 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
     const meta = buildIndexMeta(embedder);
     const existingMeta = rebuild ? null : await store.readMeta(options.signal);
     if (existingMeta) checkIndexMeta(existingMeta, meta, `in ${store.backend} (${store.collection})`);
+    // A plain folder ingest over a whole-site index would delete every version and locale but one.
+    if (existingMeta && scanner.site === null && readSiteSummary(existingMeta.extra) !== null) {
+      throw new DocsChatError('config_invalid', `The index in ${store.backend} (${store.collection}) was built from a whole site (ingest --site); ingesting one docs folder into it would remove its other versions and locales.`, {
+        hint: 'Run the ingest with --site SITE_DIR again, or add --rebuild to replace the site index with this folder.',
+      });
+    }
     if (!dryRun) await store.prepare(existingMeta ?? meta, { rebuild });
 
     const allStored = rebuild && !dryRun ? [] : existingMeta ? await store.listFiles(options.signal) : [];
@@ -254,7 +308,9 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
         if (document.usedFallbackParser) fallbackParsed.push(entry.file);
         newChunks.push({
           entry,
-          chunks: chunkDocument(document, { fileHash: entry.fileHash, maxTokens: profile.chunking.maxTokens, overlapRatio: profile.chunking.overlapRatio }),
+          chunks: chunkDocument(document, { fileHash: entry.fileHash, maxTokens: profile.chunking.maxTokens, overlapRatio: profile.chunking.overlapRatio }).map(
+            (chunk) => entry.scopeChunk?.(chunk) ?? chunk,
+          ),
         });
       } catch (error) {
         failed.push({ file: entry.file, reason: (error as Error).message });
@@ -300,6 +356,7 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
 
     const report: IngestReport = {
       docsDir: scan.label,
+      ...(scanner.site ? { site: scanner.site } : {}),
       dryRun,
       rebuild,
       embedder: { provider: embedder.provider, model: embedder.model, dimensions: embedder.dimensions },
@@ -384,7 +441,8 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
       previousStats.chunks !== report.chunks.total ||
       previousAssociations === null ||
       previousProfile?.profile !== hashes.profile ||
-      previousFit === null
+      previousFit === null ||
+      (scanner.site !== undefined && JSON.stringify(existingMeta?.extra?.['site'] ?? null) !== JSON.stringify(scanner.site))
     ) {
       const stats = await updatedTermStatistics(store, previousStats, { added: toEmbed, removed: replacedChunks, total: report.chunks.total, signal: options.signal });
       // Associations depend on every chunk's word order, so they are learned afresh from the whole index.
@@ -395,6 +453,7 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
         termStats: serializeTermStatistics(stats),
         termAssociations: serializeTermAssociations(associations),
         profile: hashes,
+        ...(scanner.site !== undefined ? { site: scanner.site } : {}),
         ...(delta && deltaState ? { [delta.key]: deltaState } : {}),
       };
       await store.updateMetaExtra(extra, options.signal);
@@ -480,4 +539,79 @@ async function allChunks(store: VectorStore, signal?: AbortSignal): Promise<Chun
 export function describeIngestFailure(error: unknown): string {
   if (error instanceof DocsChatError) return error.describe();
   return `Ingest failed: ${(error as Error).message}`;
+}
+
+/** Every page of the content sets, with its index key; a translated page replaces the default one at the same path. */
+async function listSitePages(sets: ContentSet[]): Promise<{ pages: SitePage[]; ignored: { file: string; reason: string }[] }> {
+  const pages: SitePage[] = [];
+  const ignored: { file: string; reason: string }[] = [];
+  for (const set of sets) {
+    const listing = await listDocsFiles(set.dir);
+    for (const entry of listing.ignored) ignored.push({ file: `${set.keyPrefix}${entry.file}`, reason: entry.reason });
+    const translated = new Set(set.localizedDir && (await isDirectory(set.localizedDir)) ? (await listDocsFiles(set.localizedDir)).pages : []);
+    for (const relative of listing.pages) {
+      const localized = translated.has(relative);
+      pages.push({
+        file: `${set.keyPrefix}${relative}`,
+        relative,
+        set,
+        path: path.join(localized && set.localizedDir ? set.localizedDir : set.dir, relative),
+        fallback: set.localizedDir !== undefined && !localized,
+      });
+    }
+    // Docusaurus only serves a translated file that has an original at the same path.
+    const originals = new Set(listing.pages);
+    for (const relative of translated) {
+      if (!originals.has(relative)) ignored.push({ file: `${set.keyPrefix}${relative}`, reason: `translation without an original at ${path.join(set.dir, relative)}: Docusaurus does not serve it` });
+    }
+  }
+  return { pages, ignored };
+}
+
+interface SitePage {
+  file: string;
+  relative: string;
+  set: ContentSet;
+  path: string;
+  fallback: boolean;
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await fs.stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The page's URL from its path and front matter alone (no markdown parse), for the one-URL-one-page check. */
+function pageRoute(page: SitePage, text: string): string {
+  const frontMatter = readFrontMatterBlock(text);
+  return page.set.kind === 'blog'
+    ? computeBlogRoute({ file: page.relative, frontMatter, routeBasePath: page.set.routeBasePath }).url
+    : computeDocRoute({ file: page.relative, frontMatter, routeBasePath: page.set.routeBasePath }).url;
+}
+
+function readFrontMatterBlock(text: string): Record<string, unknown> {
+  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!match) return {};
+  try {
+    const value: unknown = parseYaml(match[1] as string);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A site page's chunk with its version, locale, instance, fallback locale and post date. */
+function withSiteScope(chunk: Chunk, entry: { set: ContentSet; fallback: boolean; relative: string }, frontMatter: Record<string, unknown>): Chunk {
+  const { set } = entry;
+  const scoped: Chunk = { ...chunk, instance: set.instance, locale: set.locale };
+  if (set.version !== undefined) scoped.version = set.version;
+  if (entry.fallback) scoped.fallbackLocale = set.defaultLocale;
+  if (set.kind === 'blog') {
+    const date = computeBlogRoute({ file: entry.relative, frontMatter, routeBasePath: set.routeBasePath }).date;
+    if (date) scoped.date = date;
+  }
+  return scoped;
 }

@@ -71,4 +71,17 @@ export interface Chunk {
   order: number;
   /** Where the chunk's document came from: `docs`, `git` or `records:<name>` (absent in indexes built before sources). */
   source?: string;
+  /**
+   * Where the page sits in a whole-site ingest (`ingest --site`); absent for a plain docs folder.
+   * `version` is the docs version's name as Docusaurus names it (`current`, `2.0`), absent for the blog.
+   */
+  version?: string;
+  /** Locale of the page's URL (`en`, `fr`). */
+  locale?: string;
+  /** Docs plugin instance id (`default`, `community`) or `blog`. */
+  instance?: string;
+  /** Set when the page has no translation for `locale`: the text is this (default) locale's. */
+  fallbackLocale?: string;
+  /** A blog post's date (YYYY-MM-DD). */
+  date?: string;
 }

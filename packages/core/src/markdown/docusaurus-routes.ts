@@ -104,3 +104,44 @@ export function computeDocRoute(input: DocRouteInput): DocRoute {
   const basePath = joinUrlPaths(['/', (input.routeBasePath ?? DEFAULT_ROUTE_BASE_PATH).trim()]);
   return { docId, baseId, url: joinUrlPaths([basePath, slug]) };
 }
+
+export interface BlogRouteInput {
+  /** Path relative to the blog folder, forward slashes (e.g. `2024-03-01-launch.md`, `2024/03/01/launch/index.mdx`). */
+  file: string;
+  frontMatter: Record<string, unknown>;
+  /** The blog plugin's `routeBasePath` (default `blog`), locale prefix included when there is one. */
+  routeBasePath: string;
+}
+
+// As @docusaurus/plugin-content-blog 3.10 reads a post's date and slug from its path (blogUtils.js).
+const BLOG_DATE_FILE = /^(?<folder>.*)(?<date>\d{4}[-/]\d{1,2}[-/]\d{1,2})[-/]?(?<text>.*?)(?:\/index)?.mdx?$/;
+
+/** A blog post's id and URL: front matter `slug`, else `/YYYY/MM/DD/name` from a dated file name, else the path. */
+export function computeBlogRoute(input: BlogRouteInput): DocRoute & { date: string | null } {
+  const file = input.file.replace(/\\/g, '/').replace(/^\.\//, '');
+  const match = BLOG_DATE_FILE.exec(file);
+  let slug: string;
+  let date: string | null = null;
+  let text: string;
+  if (match?.groups) {
+    const { folder = '', text: name = '', date: dateText = '' } = match.groups;
+    slug = `/${dateText.replace(/-/g, '/')}/${folder}${name}`;
+    const parsed = new Date(`${dateText}Z`);
+    date = Number.isNaN(parsed.getTime()) ? null : parsed.toISOString().slice(0, 10);
+    text = name;
+  } else {
+    text = file.replace(/(?:\/index)?\.mdx?$/, '');
+    slug = `/${text}`;
+  }
+  const frontMatterSlug = typeof input.frontMatter.slug === 'string' && input.frontMatter.slug !== '' ? input.frontMatter.slug : undefined;
+  const finalSlug = frontMatterSlug ?? slug;
+  const frontMatterDate = input.frontMatter.date;
+  if (frontMatterDate instanceof Date) date = frontMatterDate.toISOString().slice(0, 10);
+  else if (typeof frontMatterDate === 'string' && !Number.isNaN(new Date(frontMatterDate).getTime())) date = new Date(frontMatterDate).toISOString().slice(0, 10);
+  return {
+    docId: finalSlug,
+    baseId: text.split('/').pop() ?? text,
+    url: joinUrlPaths(['/', input.routeBasePath.trim(), finalSlug]),
+    date,
+  };
+}

@@ -9,7 +9,7 @@ import { unified, type Processor } from 'unified';
 import { parse as parseYaml } from 'yaml';
 import type { DocumentSection, ParsedDocument, SectionBlock } from './document.js';
 import { renderFence } from './code-fence.js';
-import { computeDocRoute } from './docusaurus-routes.js';
+import { computeBlogRoute, computeDocRoute } from './docusaurus-routes.js';
 import { createHeadingSlugger, headingIdFromComment, parseCustomHeadingId, type HeadingSlugger } from './heading-anchors.js';
 import { ADMONITION_KEYWORDS, codePlaceholder, preprocessSource, type PreprocessMode } from './preprocess-source.js';
 
@@ -21,6 +21,8 @@ export interface ParseDocumentInput {
   routeBasePath?: string;
   /** Page URL known from a site build; wins over the computed one. */
   permalink?: string;
+  /** `blog` routes the file as a blog post (dated slug) instead of a doc. */
+  kind?: 'docs' | 'blog';
 }
 
 /**
@@ -116,7 +118,10 @@ export function parseDocument(input: ParseDocumentInput): ParsedDocument {
   const contentTitleIndex = walker.contentTitleEventIndex;
   const contentTitle = contentTitleIndex === undefined ? undefined : (events[contentTitleIndex] as { text: string }).text;
 
-  const route = computeDocRoute({ file: input.file, frontMatter, routeBasePath: input.routeBasePath });
+  const route =
+    input.kind === 'blog'
+      ? computeBlogRoute({ file: input.file, frontMatter, routeBasePath: input.routeBasePath ?? 'blog' })
+      : computeDocRoute({ file: input.file, frontMatter, routeBasePath: input.routeBasePath });
   const frontMatterTitle = typeof frontMatter.title === 'string' && frontMatter.title.trim() !== '' ? frontMatter.title.trim() : undefined;
   const title = frontMatterTitle ?? contentTitle ?? route.baseId;
 

@@ -44,6 +44,15 @@ export interface ChatRequest {
   conversation_id?: string;
   /** The page the reader is on. */
   page?: ChatPage;
+  /**
+   * The docs version the reader is on, as Docusaurus names it (`current`, `2.0`). On an index of a whole
+   * site, general questions are answered from this version (the last one when unset); ignored otherwise.
+   */
+  version?: string;
+  /** The docs plugin instance of that version (`default` when unset). */
+  docs_instance?: string;
+  /** The reader's locale (`i18n.currentLocale`); answers cite pages of this locale (the default one when unset). */
+  locale?: string;
 }
 
 /** A cited section of the docs. `url` already carries the heading anchor. */
@@ -57,6 +66,12 @@ export interface SourceRef {
   score: number;
   /** The record's id, sent only when `url` is empty (JSON records source), so the citation can name it. */
   id?: string;
+  /** Docs version of the page, on an index of a whole site (absent for the blog). */
+  version?: string;
+  /** Locale of the page's URL, on an index of a whole site. */
+  locale?: string;
+  /** Set when the page is not translated into `locale`: its text is in this locale (the site's default). */
+  fallback_locale?: string;
 }
 
 export interface TokenUsage {
@@ -79,6 +94,18 @@ export interface MetaEvent {
 export interface SourcesEvent {
   type: 'sources';
   sources: SourceRef[];
+  /** On an index of a whole site: the version and locale the sources come from. */
+  scope?: AnswerScope;
+}
+
+/** The version and locale a general answer was searched in. */
+export interface AnswerScope {
+  version: string;
+  /** The version's label as the site shows it (`Next` for the current docs). */
+  version_label: string;
+  locale: string;
+  /** Set when the question named another version than the reader's: the reader's version, not the one answered from. */
+  reader_version?: string;
 }
 
 export interface TokenEvent {
@@ -125,6 +152,14 @@ export function encodeChatStreamEvent(event: ChatStreamEvent): string {
   return `data: ${JSON.stringify(event)}\n\n`;
 }
 
+/** A docs version, instance or locale name as Docusaurus allows them in folder names and URLs. */
+export const SCOPE_VALUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The sentence an answer opens with when it comes from another version than the reader's. */
+export function otherVersionNote(versionLabel: string, readerVersionLabel: string): string {
+  return `This answer comes from the docs for version ${versionLabel}, not the version you are reading (${readerVersionLabel}).`;
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: unknown): value is string {
@@ -141,7 +176,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function validateChatRequest(body: unknown): Validation<ChatRequest> {
   if (!isRecord(body)) return { ok: false, errors: ['The body must be a JSON object like {"message": "...", "mode": "general"}.'] };
   const errors: string[] = [];
-  const known = new Set(['message', 'mode', 'context', 'conversation_id', 'page']);
+  const known = new Set(['message', 'mode', 'context', 'conversation_id', 'page', 'version', 'docs_instance', 'locale']);
   for (const key of Object.keys(body)) {
     if (!known.has(key)) errors.push(`Unknown field "${key}": allowed fields are ${[...known].join(', ')}.`);
   }
@@ -167,11 +202,21 @@ export function validateChatRequest(body: unknown): Validation<ChatRequest> {
       errors.push('"page.url" must be at most 2048 and "page.title" at most 500 characters.');
     }
   }
+  for (const field of ['version', 'docs_instance', 'locale'] as const) {
+    const scopeValue = body[field];
+    if (scopeValue === undefined || scopeValue === null) continue;
+    if (typeof scopeValue !== 'string' || !SCOPE_VALUE.test(scopeValue)) {
+      errors.push(`"${field}" must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters).`);
+    }
+  }
   if (errors.length > 0) return { ok: false, errors };
   const value: ChatRequest = { message: message as string, mode: mode as ChatMode };
   if (typeof context === 'string') value.context = context;
   if (typeof conversationId === 'string') value.conversation_id = conversationId;
   if (isRecord(page)) value.page = { url: page.url as string, title: page.title as string };
+  if (typeof body.version === 'string') value.version = body.version;
+  if (typeof body.docs_instance === 'string') value.docs_instance = body.docs_instance;
+  if (typeof body.locale === 'string') value.locale = body.locale;
   return { ok: true, value };
 }
 

@@ -20,6 +20,8 @@ import { judgeScope, type ScopeCalibration } from './scope-check.js';
 import { condenseQuestion } from './question-parts.js';
 import { retrievalProfileFor, type RetrievalProfile } from '../profile/retrieval-profile.js';
 import { MAX_MESSAGE_CHARS } from '../protocol/chat-stream.js';
+import { readSiteSummary, type SiteSummary } from '../ingest/site-layout.js';
+import { resolveSiteScope } from './site-scope.js';
 
 export const MAX_QUERY_CHARS = MAX_MESSAGE_CHARS;
 const DEFAULT_K = 5;
@@ -78,6 +80,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
   interface CorpusModel {
     stats: TermStatistics | null;
     associations: TermAssociations | null;
+    site: SiteSummary | null;
   }
   let modelCache: { meta: IndexMeta | null; model: CorpusModel; readAt: number } | null = null;
 
@@ -88,7 +91,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
     const model =
       modelCache && modelCache.meta === meta
         ? modelCache.model
-        : { stats: readTermStatistics(meta?.extra), associations: readTermAssociations(meta?.extra) };
+        : { stats: readTermStatistics(meta?.extra), associations: readTermAssociations(meta?.extra), site: readSiteSummary(meta?.extra) };
     modelCache = { meta, model, readAt: performance.now() };
     return model;
   }
@@ -100,7 +103,10 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       const query = condenseQuestion(question, profile.context.maxSearchQueryChars);
       const k = Math.min(Math.max(Math.trunc(searchOptions.k ?? DEFAULT_K), 1), MAX_K);
       throwIfAborted(searchOptions.signal);
-      const { stats, associations } = await corpusModel(searchOptions.signal);
+      const { stats, associations, site } = await corpusModel(searchOptions.signal);
+      // On a whole-site index the search keeps to one version and locale (site-scope.ts).
+      const siteScope = site ? resolveSiteScope(question, searchOptions.scope ?? {}, site) : null;
+      const filter = siteScope ? { ...searchOptions.filter, ...siteScope.filter } : searchOptions.filter;
       const questionTerms = analyzeTerms(query);
       const synonyms = thesaurus.expansions(query, ranking.synonymWeight);
       const learned = expandWords(questionTerms, associations, ranking.expansionWeight);
@@ -118,7 +124,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
         pageSparse: encodePageQuerySparse(query, synonyms),
         limit: candidates,
         prefetchLimit: candidates,
-        filter: searchOptions.filter,
+        filter,
         signal: searchOptions.signal,
       });
       const ranked = rerankCandidates(query, result, stats, ranking);
@@ -129,6 +135,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       const literal = expansions.size === 0 ? ranked : rerankCandidates(query, { ...result, sparse: literalSparseHits(query, result, stats) }, stats, ranking);
       const verdict = judgeScope(question, { ...result, fused: literal }, stats, calibration, thesaurus.synonymsOf, profile.scope);
       const response: SearchResponse = { hits, outOfScope: hits.length === 0 || verdict.outOfScope, confidence: hits.length === 0 ? 0 : verdict.confidence };
+      if (siteScope) response.scope = siteScope.scope;
       if (searchOptions.explain) {
         const addedTerms: AddedTerm[] = [...expansions].map(([term, weight]) => ({
           term,

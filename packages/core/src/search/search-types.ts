@@ -1,6 +1,9 @@
 /** Types of the retrieval API that the server and the CLI call. */
 import type { Chunk } from '../markdown/document.js';
 import type { SearchFilter } from '../stores/vector-store.js';
+import type { AppliedScope, RequestedScope } from './site-scope.js';
+
+export type { AppliedScope, RequestedScope } from './site-scope.js';
 
 export interface SearchOptions {
   /** Number of chunks wanted (default 5). */
@@ -9,6 +12,11 @@ export interface SearchOptions {
   signal?: AbortSignal;
   /** Also return why the results and the out-of-scope verdict are what they are (`explanation`). */
   explain?: boolean;
+  /**
+   * The reader's docs version and locale. On an index of a whole site the search keeps to them (to the last
+   * version and the default locale when unset) unless the question names another version; ignored otherwise.
+   */
+  scope?: RequestedScope;
 }
 
 export interface SearchHit {
@@ -27,6 +35,8 @@ export interface SearchResponse {
   confidence: number;
   /** Present when the search was asked to `explain`. */
   explanation?: SearchExplanation;
+  /** The version and locale searched, on an index of a whole site. */
+  scope?: AppliedScope;
 }
 
 /** A word searched for besides the question's own, and why. */

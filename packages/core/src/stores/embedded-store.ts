@@ -159,6 +159,22 @@ type PayloadRef = ChunkPayload | number;
 /** Parsed payload lines kept per payload file: the sections that come back query after query. */
 const PAYLOAD_CACHE_LIMIT = 2048;
 
+// A filter's verdict on a file key, kept on the pooled key itself (symbol keys stay out of the snapshot's
+// JSON): the filter then runs once per page rather than once per chunk, and a reader's version/locale
+// filter, compiled once (search-filter.ts), keeps its verdicts from one question to the next.
+const FILTERED_BY = Symbol('filteredBy');
+const PASSES = Symbol('passes');
+type JudgedKey = FileKey & { [FILTERED_BY]: unknown; [PASSES]: boolean };
+
+function passes(key: FileKey, accept: (file: string, docId: string) => boolean): boolean {
+  const judged = key as JudgedKey;
+  if (judged[FILTERED_BY] !== accept) {
+    judged[PASSES] = accept(key.file, key.docId);
+    judged[FILTERED_BY] = accept;
+  }
+  return judged[PASSES];
+}
+
 /**
  * The live index of one collection: points in dense slots 0..count-1.
  *
@@ -223,7 +239,7 @@ class IndexState {
     const name = `${key.fileHash}\u0000${key.docId}\u0000${key.file}`;
     let pooled = this.keyPool.get(name);
     if (!pooled) {
-      pooled = { file: key.file, docId: key.docId, fileHash: key.fileHash };
+      pooled = { file: key.file, docId: key.docId, fileHash: key.fileHash, [FILTERED_BY]: null, [PASSES]: false } as FileKey;
       this.keyPool.set(name, pooled);
     }
     return pooled;
@@ -426,8 +442,7 @@ class IndexState {
       const dot = scores[slot] as number;
       if (dot < topK.threshold) continue;
       if (accept) {
-        const key = keys[slot] as FileKey;
-        if (!accept(key.file, key.docId)) continue;
+        if (!passes(keys[slot] as FileKey, accept)) continue;
       }
       topK.offer(slot, dot, this.idIsWorse);
     }
@@ -462,8 +477,9 @@ class IndexState {
       const score = scores[slot] as number;
       scores[slot] = Number.NaN;
       if (accept) {
-        const key = keys[slot] as FileKey;
-        if (!accept(key.file, key.docId)) continue;
+        // As in denseTop: a score the top list would refuse anyway needs no filter check.
+        if (score < topK.threshold) continue;
+        if (!passes(keys[slot] as FileKey, accept)) continue;
       }
       topK.offer(slot, score, this.idIsWorse);
     }

@@ -91,7 +91,7 @@ describe('Qdrant store wire usage', () => {
       .filter((request) => request.path.endsWith('/index'))
       .map((request) => request.body as { field_name: string; field_schema: string });
     expect(indexed).toEqual(
-      ['file', 'docId', 'filePrefixes', 'kind'].map((field) => ({ field_name: field, field_schema: 'keyword' })),
+      ['file', 'docId', 'filePrefixes', 'kind', 'versionKey', 'localeKey'].map((field) => ({ field_name: field, field_schema: 'keyword' })),
     );
     expect(standIn.requests.filter((request) => request.path.endsWith('/index')).every((request) => request.query.wait === 'true')).toBe(true);
   });

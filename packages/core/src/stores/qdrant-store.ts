@@ -16,7 +16,7 @@ import { assertValidPoints, assertValidQuery, isPointId } from './point-validati
 import { displayUrl, toStoreError } from './qdrant-errors.js';
 import { compareIds } from './ranking.js';
 import type { RankedId } from './ranking.js';
-import { filterExcludesEverything, folderPrefixes, normaliseFilePrefix } from './search-filter.js';
+import { filterExcludesEverything, folderPrefixes, normaliseFilePrefix, scopeKeysOf } from './search-filter.js';
 import type {
   ChunkPayload,
   HybridQuery,
@@ -49,14 +49,14 @@ const SPARSE = 'bm25';
 /** Page-level sparse vector: only page points carry it, so IDF is counted over pages. */
 const PAGE = 'page';
 /** Payload fields we filter on, each with a keyword index. */
-const INDEXED_FIELDS = ['file', 'docId', 'filePrefixes', 'kind'] as const;
+const INDEXED_FIELDS = ['file', 'docId', 'filePrefixes', 'kind', 'versionKey', 'localeKey'] as const;
 const NOT_META: Schemas['Condition'] = { key: 'kind', match: { value: 'meta' } };
 /** Listings and counts see chunks only (page points have no dense/bm25 vector, so searches skip them already). */
 const NOT_CHUNK: Schemas['Condition'] = { key: 'kind', match: { any: ['meta', 'page'] } };
 const PAGE_SIZE = 512;
 
 /** What is stored per chunk: the chunk plus the fields only filters need. */
-type StoredChunkPayload = ChunkPayload & { kind: 'chunk'; filePrefixes: string[] };
+type StoredChunkPayload = ChunkPayload & { kind: 'chunk'; filePrefixes: string[]; versionKey: string; localeKey: string };
 
 class QdrantStore implements VectorStore {
   readonly backend = 'qdrant' as const;
@@ -149,7 +149,7 @@ class QdrantStore implements VectorStore {
       const batch = pages.slice(start, start + this.upsertBatchSize).map((page) => ({
         id: pagePointId(page.file),
         vector: { [PAGE]: { indices: [...page.sparse.indices], values: [...page.sparse.values] } },
-        payload: { kind: 'page', file: page.file, docId: page.docId, filePrefixes: folderPrefixes(page.file) },
+        payload: { kind: 'page', file: page.file, docId: page.docId, filePrefixes: folderPrefixes(page.file), ...scopeFields(page.file) },
       }));
       await this.call(`upserting ${batch.length} pages`, () => this.client.upsert(this.collection, { wait: true, points: batch }), signal);
     }
@@ -383,12 +383,21 @@ class QdrantStore implements VectorStore {
   }
 }
 
+/** The filter-only scope fields of a point, read from its file key (the same reading as the embedded store's). */
+function scopeFields(file: string): { versionKey: string; localeKey: string } {
+  const keys = scopeKeysOf(file);
+  return { versionKey: keys.version, localeKey: keys.locale };
+}
+
 function toQdrantFilter(filter: SearchFilter | undefined): Schemas['Filter'] {
   const must: Schemas['Condition'][] = [];
   const prefix = filter?.filePrefix === undefined ? '' : normaliseFilePrefix(filter.filePrefix);
   if (prefix) must.push({ key: 'filePrefixes', match: { value: prefix } });
   if (filter?.files) must.push({ key: 'file', match: { any: filter.files } });
   if (filter?.docIds) must.push({ key: 'docId', match: { any: filter.docIds } });
+  // '' is the key of a plain docs folder's chunks, which every scope filter passes (as in the embedded store).
+  if (filter?.versions) must.push({ key: 'versionKey', match: { any: ['', ...filter.versions] } });
+  if (filter?.locales) must.push({ key: 'localeKey', match: { any: ['', ...filter.locales] } });
   return must.length > 0 ? { must, must_not: [NOT_META] } : { must_not: [NOT_META] };
 }
 
@@ -400,12 +409,12 @@ function pagePointId(file: string): string {
 }
 
 function toStoredPayload(chunk: ChunkPayload): Record<string, unknown> {
-  const stored: StoredChunkPayload = { ...chunk, kind: 'chunk', filePrefixes: folderPrefixes(chunk.file) };
+  const stored: StoredChunkPayload = { ...chunk, kind: 'chunk', filePrefixes: folderPrefixes(chunk.file), ...scopeFields(chunk.file) };
   return { ...stored };
 }
 
 function fromStoredPayload(payload: Record<string, unknown> | null | undefined): ChunkPayload {
-  const { kind: _kind, filePrefixes: _filePrefixes, ...chunk } = (payload ?? {}) as Partial<StoredChunkPayload>;
+  const { kind: _kind, filePrefixes: _filePrefixes, versionKey: _versionKey, localeKey: _localeKey, ...chunk } = (payload ?? {}) as Partial<StoredChunkPayload>;
   return chunk as ChunkPayload;
 }
 

@@ -190,6 +190,33 @@ export function describeVectorStoreConformance(name: string, makeStore: () => Pr
       expect(none).toEqual({ fused: [], dense: [], sparse: [], pages: [] });
     });
 
+    it('keeps only the asked versions and locales of a site, while unscoped chunks and pages always pass', async () => {
+      const layout: Array<[file: string, axis: number]> = [
+        ['site:default:2.0:en/intro.md', 0],
+        ['site:default:1.0:en/intro.md', 1],
+        ['site:default:2.0:fr/intro.md', 2],
+        ['site:community:current:en/rules.md', 3],
+        ['site:blog::en/2024-01-01-launch.md', 4],
+        ['plain.md', 5],
+      ];
+      const points = layout.map(([file, axis], n) => point(makeChunk(n + 1, file, 0, `doc-${n}`), denseVector(axis), sparseVector({ 11: 1 })));
+      await store.prepare(conformanceMeta, { rebuild: true });
+      await store.upsert(points);
+      await store.upsertPages(layout.map(([file], n) => ({ file, docId: `doc-${n}`, sparse: sparseVector({ 11: 1 }) })));
+      await store.commit();
+      const everything = { dense: denseVector(0), sparse: sparseVector({ 11: 1 }), pageSparse: sparseVector({ 11: 1 }), limit: 8, prefetchLimit: 8 };
+      const filesOf = (hits: Array<{ payload: Chunk }>): string[] => hits.map((hit) => hit.payload.file).sort();
+      const v2en = await store.hybridSearch(query({ ...everything, filter: { versions: ['default:2.0', 'community:current', 'blog:'], locales: ['en'] } }));
+      const expected = ['plain.md', 'site:blog::en/2024-01-01-launch.md', 'site:community:current:en/rules.md', 'site:default:2.0:en/intro.md'];
+      expect(filesOf(v2en.fused)).toEqual(expected);
+      expect(v2en.dense).toHaveLength(4);
+      expect(v2en.pages.map((page) => page.file).sort()).toEqual(expected);
+      const v1 = await store.hybridSearch(query({ ...everything, filter: { versions: ['default:1.0'] } }));
+      expect(filesOf(v1.fused)).toEqual(['plain.md', 'site:default:1.0:en/intro.md']);
+      const fr = await store.hybridSearch(query({ ...everything, filter: { locales: ['fr'] } }));
+      expect(filesOf(fr.fused)).toEqual(['plain.md', 'site:default:2.0:fr/intro.md']);
+    });
+
     it('forgets deleted chunks in searches and in the file listing', async () => {
       const points = samplePoints();
       await indexPoints(points);

@@ -58,6 +58,13 @@ export interface SearchFilter {
   files?: string[];
   /** Keep chunks of these doc ids (an empty list matches nothing). */
   docIds?: string[];
+  /**
+   * Keep chunks of these docs versions, as `instance:version` pairs (`default:2.0`, `blog:` for the blog).
+   * Chunks of a plain docs folder, which carry no version, always pass.
+   */
+  versions?: string[];
+  /** Keep chunks of these locales; chunks without a locale (a plain docs folder) always pass. */
+  locales?: string[];
 }
 
 export interface HybridQuery {

@@ -4,11 +4,14 @@ import { ChatClientError, isAbortError } from './chat-errors.js';
 import { chatReducer, initialChatState, type ChatState, type SentQuestion } from './chat-state.js';
 import { fetchConversation, sendFeedback, type FeedbackRating } from './conversation-api.js';
 import { streamChat, type FetchFunction } from './stream-client.js';
+import { scopeRequestFields, type ReaderScope } from './reader-scope.js';
 
 export interface UseChatOptions {
   serverUrl: string;
   /** Where the reader is, sent with each question; read lazily so it is always current. */
   getPage?: () => ChatPage | undefined;
+  /** The reader's docs version and locale, read when a question is sent; answers keep to them. */
+  getScope?: () => ReaderScope | undefined;
   /** For tests and custom transports; defaults to the global fetch. */
   fetch?: FetchFunction;
 }
@@ -64,7 +67,7 @@ function questionBehindLastAnswer(state: ChatState): SentQuestion | null {
 }
 
 /** The whole chat as a hook: no Docusaurus, no DOM beyond fetch. */
-export function useChat({ serverUrl, getPage, fetch: fetchImpl }: UseChatOptions): UseChat {
+export function useChat({ serverUrl, getPage, getScope, fetch: fetchImpl }: UseChatOptions): UseChat {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
   const controllerRef = useRef<AbortController | null>(null);
   // Callbacks read the latest state through a ref so they keep a stable identity.
@@ -72,6 +75,8 @@ export function useChat({ serverUrl, getPage, fetch: fetchImpl }: UseChatOptions
   stateRef.current = state;
   const getPageRef = useRef(getPage);
   getPageRef.current = getPage;
+  const getScopeRef = useRef(getScope);
+  getScopeRef.current = getScope;
 
   const abortCurrent = useCallback(() => {
     controllerRef.current?.abort();
@@ -88,6 +93,7 @@ export function useChat({ serverUrl, getPage, fetch: fetchImpl }: UseChatOptions
       dispatch({ type: 'question-sent', question, userId: nextLocalId(), assistantId: nextLocalId() });
       const { conversationId } = stateRef.current;
       const page = getPageRef.current?.();
+      const scope = getScopeRef.current?.();
       try {
         const outcome = await streamChat({
           serverUrl,
@@ -97,6 +103,7 @@ export function useChat({ serverUrl, getPage, fetch: fetchImpl }: UseChatOptions
             ...(question.context !== undefined ? { context: question.context } : {}),
             ...(conversationId !== null ? { conversation_id: conversationId } : {}),
             ...(page ? { page } : {}),
+            ...scopeRequestFields(scope),
           },
           onEvent: (event) => {
             if (controllerRef.current === controller) dispatch({ type: 'stream-event', event });

@@ -8,6 +8,7 @@
 import { MAX_QUERY_CHARS } from '../static-search/search-engine.js';
 import { loadStaticSearchEngine } from './static-index-loader.js';
 import { searchServer, ServerSearchError } from './server-search.js';
+import type { ReaderScope } from '../chat-client/reader-scope.js';
 import { SearchUnavailableError, type SearchHitView, type SearchOutcome } from './search-results.js';
 
 /** How long the server gets to answer one search before the static index answers instead. */
@@ -18,6 +19,8 @@ export const SERVER_RETRY_AFTER_MS = 30_000;
 export const SEARCH_RESULT_LIMIT = 10;
 
 export interface SearchClientOptions {
+  /** The reader's docs version and locale, read at each search; the server keeps its results to them. */
+  getScope?: () => ReaderScope | undefined;
   /** The docs-chat server, without a trailing slash; null to search in the browser only. */
   serverUrl: string | null;
   /** `<baseUrl>docs-chat/search-manifest.json`; null when the build wrote no static index. */
@@ -65,7 +68,15 @@ export function createSearchClient(options: SearchClientOptions): SearchClient {
       const query = rawQuery.trim().slice(0, MAX_QUERY_CHARS);
       if (serverUsable() && options.serverUrl) {
         try {
-          const hits = await searchServer({ serverUrl: options.serverUrl, query, limit: SEARCH_RESULT_LIMIT, timeoutMs: SERVER_SEARCH_TIMEOUT_MS, signal, fetch: fetchImpl });
+          const hits = await searchServer({
+            serverUrl: options.serverUrl,
+            query,
+            limit: SEARCH_RESULT_LIMIT,
+            timeoutMs: SERVER_SEARCH_TIMEOUT_MS,
+            signal,
+            fetch: fetchImpl,
+            scope: options.getScope?.(),
+          });
           // Nothing found for a word still being typed: the static index also matches its beginning.
           if (hits.length > 0 || !options.manifestUrl) return { query, source: 'server', hits };
         } catch (error) {

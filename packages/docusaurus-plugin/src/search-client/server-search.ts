@@ -2,6 +2,7 @@
 import { endsInsideWord, tokenize } from '../static-search/text-analysis.js';
 import { highlightMatches, snippetOf, type WordMatcher } from '../static-search/snippet.js';
 import type { SearchHitView } from './search-results.js';
+import { scopeQueryString, type ReaderScope } from '../chat-client/reader-scope.js';
 
 interface ServerResult {
   title: string;
@@ -58,6 +59,8 @@ export async function searchServer(options: {
   timeoutMs: number;
   signal?: AbortSignal;
   fetch: typeof fetch;
+  /** The reader's docs version and locale (sent as `version`, `docs_instance`, `locale`). */
+  scope?: ReaderScope | undefined;
 }): Promise<SearchHitView[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
@@ -66,7 +69,7 @@ export async function searchServer(options: {
   try {
     let response: Response;
     try {
-      response = await options.fetch(`${options.serverUrl}/search?q=${encodeURIComponent(options.query)}&k=${options.limit}`, {
+      response = await options.fetch(`${options.serverUrl}/search?q=${encodeURIComponent(options.query)}&k=${options.limit}${scopeQueryString(options.scope)}`, {
         headers: { accept: 'application/json' },
         signal: controller.signal,
       });

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   MAX_SELECTION_TOKENS,
+  otherVersionNote,
   selectionTruncatedMessage,
   type ChatMode,
   type ChatRequest,
@@ -19,7 +20,7 @@ import {
   type TokenUsage,
   type WarningEvent,
 } from '@docs-chat/core/protocol';
-import type { AssembleContext, AssembledContext, ContextSource, CountTokens, Retriever, SearchResponse } from '../core-api.js';
+import type { AssembleContext, AssembledContext, ContextSource, CountTokens, RequestedScope, Retriever, SearchResponse } from '../core-api.js';
 import { boundSelection, isDocsChatError } from '../core-api.js';
 import type { MessageStatus } from '../conversations/conversation-store.js';
 import type { ChatModel, ChatModelRequest, ChatTurn } from '../llm/chat-model.js';
@@ -182,7 +183,7 @@ export class ChatService {
     const retrievalStarted = performance.now();
     const [, searched] = await Promise.all([
       questionSaved,
-      this.deps.retrieval.retriever.search(query, { k: RETRIEVED_CHUNKS, signal: turn.signal }).then(
+      this.deps.retrieval.retriever.search(query, { k: RETRIEVED_CHUNKS, signal: turn.signal, scope: requestedScope(turn.request) }).then(
         (response): { ok: true; response: SearchResponse } => {
           turn.metrics.retrievalMs = Math.round(performance.now() - retrievalStarted);
           turn.metrics.hits = response.hits.length;
@@ -231,7 +232,23 @@ export class ChatService {
 
     const context = this.contextFor(response);
     const numbered = context.sources.map((source) => ({ number: source.number, source: toSourceRef(source) }));
-    yield { type: 'sources', sources: numbered.map((entry) => entry.source) };
+    const scope = response.scope;
+    yield {
+      type: 'sources',
+      sources: numbered.map((entry) => entry.source),
+      ...(scope
+        ? {
+            scope: {
+              version: scope.version,
+              version_label: scope.versionLabel,
+              locale: scope.locale,
+              ...(scope.readerVersion ? { reader_version: scope.readerVersion } : {}),
+            },
+          }
+        : {}),
+    };
+    // A question about another version is answered from that version, and the answer says so.
+    if (scope?.readerVersion) yield { type: 'warning', code: 'other_version', message: otherVersionNote(scope.versionLabel, scope.readerVersionLabel ?? scope.readerVersion) };
 
     yield* this.streamModel(
       turn,
@@ -434,6 +451,18 @@ export function toSourceRef(source: ContextSource): SourceRef {
     score: source.score,
     // A record without a URL is cited by its id.
     ...(chunk.url === '' ? { id: chunk.docId } : {}),
+    ...(chunk.version !== undefined ? { version: chunk.version } : {}),
+    ...(chunk.locale !== undefined ? { locale: chunk.locale } : {}),
+    ...(chunk.fallbackLocale !== undefined ? { fallback_locale: chunk.fallbackLocale } : {}),
+  };
+}
+
+/** The reader's version and locale, as the retriever takes them. */
+function requestedScope(request: ChatRequest): RequestedScope {
+  return {
+    ...(request.version !== undefined ? { version: request.version } : {}),
+    ...(request.locale !== undefined ? { locale: request.locale } : {}),
+    ...(request.docs_instance !== undefined ? { instance: request.docs_instance } : {}),
   };
 }
 

@@ -1,7 +1,20 @@
 /** `docs-chat ingest`: incremental indexing with a progress bar and a final report. */
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { formatIngestReport, isDocsChatError, loadCoreConfig, runGitIngest, runIngest, runRecordsIngest, type IngestProgress } from '@docs-chat/core';
+import fs from 'node:fs/promises';
+import {
+  DocsChatError,
+  formatIngestReport,
+  isDocsChatError,
+  loadCoreConfig,
+  readSiteLayout,
+  runGitIngest,
+  runIngest,
+  runRecordsIngest,
+  type IngestProgress,
+  type SiteInstanceOptions,
+  type SiteOptions,
+} from '@docs-chat/core';
 
 const PHASE_LABELS: Record<IngestProgress['phase'], string> = {
   fetch: 'Fetching',
@@ -50,7 +63,72 @@ function progressLines(stream: NodeJS.WritableStream): (progress: IngestProgress
   };
 }
 
-const USAGE = `Usage: docs-chat ingest [--docs DIR | --git URL_OR_PATH [--ref REF] [--path SUBDIR] | --records FILE_OR_DIR --map 'id=…,title=…,text=…,url=…,examples=…' [--name NAME]] [--rebuild] [--dry-run] [--json]`;
+const USAGE = `Usage: docs-chat ingest [--docs DIR | --site DIR [site options] | --git URL_OR_PATH [--ref REF] [--path SUBDIR] | --records FILE_OR_DIR --map 'id=…,title=…,text=…,url=…,examples=…' [--name NAME]] [--rebuild] [--dry-run] [--json]
+Site options (what the site's docusaurus.config sets, when it differs from the defaults):
+  --default-locale LOCALE        i18n.defaultLocale (default en)
+  --locales en,fr                the locales to index (default: en plus every i18n/<locale> with translations)
+  --last-version NAME            lastVersion of the main docs
+  --only-versions 2.0,current    onlyIncludeVersions of the main docs
+  --version-path NAME=PATH       a version's path option (repeatable)
+  --instance ID=FOLDER[:ROUTE]   another docs plugin instance (repeatable)
+  --no-blog                      leave the blog out
+  --site-config FILE             all of the above as JSON (see the "Versions and locales" guide)
+`;
+
+interface SiteFlags {
+  site: string;
+  'site-config'?: string;
+  'default-locale'?: string;
+  locales?: string;
+  'last-version'?: string;
+  'only-versions'?: string;
+  'version-path'?: string[];
+  instance?: string[];
+  'no-blog'?: boolean;
+}
+
+function list(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** Site options from --site-config (JSON) and the flags, flags winning. */
+async function siteOptionsFrom(flags: SiteFlags): Promise<SiteOptions> {
+  let fromFile: Partial<SiteOptions> = {};
+  if (flags['site-config']) {
+    try {
+      fromFile = JSON.parse(await fs.readFile(flags['site-config'], 'utf8')) as Partial<SiteOptions>;
+    } catch (error) {
+      throw new DocsChatError('config_invalid', `The site config ${flags['site-config']} cannot be read as JSON (${(error as Error).message}).`, {
+        hint: 'Fix the file or leave out --site-config; see the "Versions and locales" guide for its fields.',
+      });
+    }
+  }
+  const instances = new Map<string, SiteInstanceOptions>((fromFile.instances ?? []).map((instance) => [instance.id, instance]));
+  const main: SiteInstanceOptions = { ...(instances.get('default') ?? {}), id: 'default' };
+  if (flags['last-version']) main.lastVersion = flags['last-version'];
+  if (flags['only-versions']) main.onlyIncludeVersions = list(flags['only-versions']);
+  for (const entry of flags['version-path'] ?? []) {
+    const [name, versionPath] = entry.split('=');
+    if (!name || versionPath === undefined) {
+      throw new DocsChatError('config_invalid', `--version-path ${entry} is not NAME=PATH.`, { hint: 'Write it as --version-path 1.0=legacy (an empty PATH serves the version at the route base).' });
+    }
+    main.versions = { ...main.versions, [name]: { ...main.versions?.[name], path: versionPath } };
+  }
+  instances.set('default', main);
+  for (const entry of flags.instance ?? []) {
+    const match = /^([\w-]+)=([^:]+)(?::(.*))?$/.exec(entry);
+    if (!match) {
+      throw new DocsChatError('config_invalid', `--instance ${entry} is not ID=FOLDER[:ROUTE_BASE].`, { hint: 'Write it as --instance community=community:community (the plugin id, its path and its routeBasePath).' });
+    }
+    const [, id, folder, route] = match as unknown as [string, string, string, string | undefined];
+    instances.set(id, { ...instances.get(id), id, path: folder, ...(route !== undefined ? { routeBasePath: route } : {}) });
+  }
+  const options: SiteOptions = { ...fromFile, siteDir: path.resolve(flags.site), instances: [...instances.values()] };
+  if (flags['default-locale']) options.defaultLocale = flags['default-locale'];
+  if (flags.locales) options.locales = list(flags.locales);
+  if (flags['no-blog']) options.blog = false;
+  return options;
+}
 
 export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values;
@@ -65,6 +143,15 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
         records: { type: 'string' },
         map: { type: 'string' },
         name: { type: 'string' },
+        site: { type: 'string' },
+        'site-config': { type: 'string' },
+        'default-locale': { type: 'string' },
+        locales: { type: 'string' },
+        'last-version': { type: 'string' },
+        'only-versions': { type: 'string' },
+        'version-path': { type: 'string', multiple: true },
+        instance: { type: 'string', multiple: true },
+        'no-blog': { type: 'boolean', default: false },
         rebuild: { type: 'boolean', default: false },
         'dry-run': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
@@ -72,13 +159,15 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
       strict: true,
     }));
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  const sources = [values.docs, values.git, values.records].filter((value) => value !== undefined).length;
+  const sources = [values.docs, values.site, values.git, values.records].filter((value) => value !== undefined).length;
   const problem =
-    sources > 1
-      ? 'Give one source per run: --docs, --git or --records.'
+    values.docs !== undefined && values.site !== undefined
+      ? '--docs and --site cannot be used together: --docs reads one docs folder, --site a whole Docusaurus site.'
+      : sources > 1
+      ? 'Give one source per run: --docs, --site, --git or --records.'
       : values.records !== undefined && values.map === undefined
         ? "--records needs --map 'id=PATH,title=PATH,text=PATH,url=PATH' saying where each field is."
         : (values.ref !== undefined || values.path !== undefined) && values.git === undefined
@@ -87,7 +176,7 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
             ? '--map and --name go with --records FILE_OR_DIR.'
             : null;
   if (problem) {
-    process.stderr.write(`${problem}\n${USAGE}\n`);
+    process.stderr.write(`${problem}\n${USAGE}`);
     return 2;
   }
   const controller = new AbortController();
@@ -108,7 +197,11 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
         ? await runGitIngest(config, { ...common, git: { url: values.git, ref: values.ref ?? config.git?.ref, path: values.path ?? config.git?.path } })
         : values.records !== undefined
           ? await runRecordsIngest(config, { ...common, input: values.records, map: values.map as string, ...(values.name ? { name: values.name } : {}) })
-          : await runIngest(config, { ...common, docsDir: values.docs ? path.resolve(values.docs) : config.docsDir });
+          : await runIngest(config, {
+              ...common,
+              ...(values.site !== undefined ? { site: await readSiteLayout(await siteOptionsFrom(values as SiteFlags)) } : {}),
+              docsDir: values.docs ? path.resolve(values.docs) : config.docsDir,
+            });
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatIngestReport(report)}\n`);
     return report.files.failed.length > 0 ? 1 : 0;
   } catch (error) {

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { isDocsChatError, loadCoreConfig, openRetrieval, validateQuery } from '@docs-chat/core';
 import type { SearchExplanation, SearchResponse } from '@docs-chat/core';
 
-const USAGE = 'Usage: docs-chat search "QUESTION" [--k 5] [--file-prefix PATH] [--json] [--explain]';
+const USAGE =
+  'Usage: docs-chat search "QUESTION" [--k 5] [--file-prefix PATH] [--version NAME] [--locale LOCALE] [--docs-instance ID] [--json] [--explain]';
 
 const percent = (value: number): string => value.toFixed(2);
 
@@ -44,6 +45,9 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
         'file-prefix': { type: 'string' },
         json: { type: 'boolean', default: false },
         explain: { type: 'boolean', default: false },
+        version: { type: 'string' },
+        locale: { type: 'string' },
+        'docs-instance': { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -67,7 +71,17 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
         k,
         ...(values['file-prefix'] ? { filter: { filePrefix: values['file-prefix'] } } : {}),
         explain: values.explain,
+        scope: {
+          ...(values.version !== undefined ? { version: values.version } : {}),
+          ...(values.locale !== undefined ? { locale: values.locale } : {}),
+          ...(values['docs-instance'] !== undefined ? { instance: values['docs-instance'] } : {}),
+        },
       });
+      const applied = response.scope;
+      for (const ignored of applied?.ignored ?? []) process.stderr.write(`docs-chat search: ${ignored}; searched ${applied?.version} (${applied?.locale}) instead.\n`);
+      if (!applied && (values.version !== undefined || values.locale !== undefined)) {
+        process.stderr.write('docs-chat search: this index holds one docs folder, not a whole site: --version and --locale change nothing (ingest with --site DIR to use them).\n');
+      }
       if (values.json) {
         // An array of results; each carries the out-of-scope verdict so scripts can read it from any row.
         const results = response.hits.map((hit) => ({
@@ -78,6 +92,9 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
           headingPath: hit.chunk.headingPath,
           url: hit.chunk.url,
           text: hit.chunk.text,
+          ...(hit.chunk.version !== undefined ? { version: hit.chunk.version } : {}),
+          ...(hit.chunk.locale !== undefined ? { locale: hit.chunk.locale } : {}),
+          ...(hit.chunk.fallbackLocale !== undefined ? { fallback_locale: hit.chunk.fallbackLocale } : {}),
           out_of_scope: response.outOfScope,
         }));
         // With --explain the array goes under `results`, next to the explanation.
@@ -85,12 +102,17 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
         process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
         return 0;
       }
+      if (applied) {
+        const other = applied.readerVersion ? ` (the question names it; you asked for ${applied.readerVersion})` : '';
+        process.stdout.write(`Searched version ${applied.versionLabel}${other}, locale ${applied.locale}.\n\n`);
+      }
       if (response.outOfScope) {
         process.stdout.write('Nothing in the docs seems to answer this question (the closest sections follow).\n\n');
       }
       for (const hit of response.hits) {
         const excerpt = hit.chunk.text.replace(/\s+/g, ' ').slice(0, 160);
-        process.stdout.write(`${hit.rank}. ${hit.chunk.headingPath.join(' › ')}  (score ${hit.score.toFixed(4)})\n   ${hit.chunk.url}\n   ${hit.chunk.file}\n   ${excerpt}${hit.chunk.text.length > 160 ? '…' : ''}\n\n`);
+        const note = hit.chunk.fallbackLocale ? `  [not translated: ${hit.chunk.fallbackLocale} text]` : '';
+        process.stdout.write(`${hit.rank}. ${hit.chunk.headingPath.join(' › ')}  (score ${hit.score.toFixed(4)})${note}\n   ${hit.chunk.url}\n   ${hit.chunk.file}\n   ${excerpt}${hit.chunk.text.length > 160 ? '…' : ''}\n\n`);
       }
       if (response.hits.length === 0) process.stdout.write('No results: is the index empty? Run `pnpm docs-chat ingest`.\n');
       if (response.explanation) process.stdout.write(formatExplanation(response, response.explanation));

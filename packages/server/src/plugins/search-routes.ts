@@ -1,10 +1,10 @@
-/** `GET /search?q=&k=[&explain=true]`: the best chunks as JSON, for search without chat. */
+/** `GET /search?q=&k=[&explain=true][&version=&locale=&docs_instance=]`: the best chunks as JSON, for search without chat. */
 import type { FastifyPluginAsync } from 'fastify';
-import { MAX_MESSAGE_CHARS } from '@docs-chat/core/protocol';
+import { MAX_MESSAGE_CHARS, SCOPE_VALUE } from '@docs-chat/core/protocol';
 import type { RetrievalHandle } from '../chat/chat-service.js';
 import { describeError } from '../chat/conversation-gateway.js';
 import { isDocsChatError } from '../core-api.js';
-import type { SearchExplanation } from '../core-api.js';
+import type { RequestedScope, SearchExplanation } from '../core-api.js';
 import { HttpError } from '../http-errors.js';
 import { clientDisconnectSignal } from './client-disconnect.js';
 
@@ -26,6 +26,10 @@ export interface SearchResultBody {
   headingPath: string[];
   url: string;
   excerpt: string;
+  /** Docs version, locale and untranslated-page note, on an index of a whole site. */
+  version?: string;
+  locale?: string;
+  fallback_locale?: string;
 }
 
 export interface SearchResponseBody {
@@ -35,6 +39,8 @@ export interface SearchResponseBody {
   confidence: number;
   /** With `explain=true`: the words added to the question and the out-of-scope signals (as `docs-chat search --explain`). */
   explanation?: SearchExplanation;
+  /** On an index of a whole site: the version and locale searched, and the asked values the index does not hold. */
+  scope?: { version: string; version_label: string; locale: string; reader_version?: string; ignored: string[] };
 }
 
 export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app, { retrieval, rateLimit }) => {
@@ -43,7 +49,7 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
     // Each search costs an embedding call, so it shares the chat's budget shape (with its own counter).
     { config: { rateLimit: { max: rateLimit.max * 3, timeWindow: rateLimit.windowMs } } },
     async (request, reply): Promise<SearchResponseBody> => {
-      const { q, k, explain } = request.query;
+      const { q, k, explain, version, locale, docs_instance: docsInstance } = request.query;
       const problems: string[] = [];
       const query = typeof q === 'string' ? q.trim() : '';
       if (query.length === 0) problems.push('Add the text to search for as "q", e.g. /search?q=configure+the+store.');
@@ -58,10 +64,18 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
       if (explain !== undefined && explain !== 'true' && explain !== 'false') {
         problems.push('"explain" must be true or false (default false).');
       }
+      const scope: RequestedScope = {};
+      for (const [field, value] of [['version', version], ['locale', locale], ['docs_instance', docsInstance]] as const) {
+        if (value === undefined) continue;
+        if (typeof value !== 'string' || !SCOPE_VALUE.test(value)) {
+          problems.push(`"${field}" must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters).`);
+        } else if (field === 'docs_instance') scope.instance = value;
+        else scope[field] = value;
+      }
       if (problems.length > 0) throw new HttpError('invalid_request', { details: problems });
 
       try {
-        const response = await retrieval.retriever.search(query, { k: limit, signal: clientDisconnectSignal(reply), explain: explain === 'true' });
+        const response = await retrieval.retriever.search(query, { k: limit, signal: clientDisconnectSignal(reply), explain: explain === 'true', scope });
         const body: SearchResponseBody = {
           query,
           results: response.hits.map((hit) => ({
@@ -73,11 +87,24 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
             headingPath: hit.chunk.headingPath,
             url: hit.chunk.url,
             excerpt: excerpt(hit.chunk.text),
+            ...(hit.chunk.version !== undefined ? { version: hit.chunk.version } : {}),
+            ...(hit.chunk.locale !== undefined ? { locale: hit.chunk.locale } : {}),
+            ...(hit.chunk.fallbackLocale !== undefined ? { fallback_locale: hit.chunk.fallbackLocale } : {}),
           })),
           out_of_scope: response.outOfScope,
           confidence: response.confidence,
         };
         if (response.explanation) body.explanation = response.explanation;
+        if (response.scope) {
+          const applied = response.scope;
+          body.scope = {
+            version: applied.version,
+            version_label: applied.versionLabel,
+            locale: applied.locale,
+            ...(applied.readerVersion ? { reader_version: applied.readerVersion } : {}),
+            ignored: applied.ignored,
+          };
+        }
         return body;
       } catch (error) {
         if (isDocsChatError(error) && error.code === 'query_invalid') {

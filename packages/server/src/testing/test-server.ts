@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCoreConfig, runIngest } from '../core-api.js';
+import { readSiteLayout } from '@docs-chat/core';
 import { createChatStreamParser, type ChatStreamEvent } from '@docs-chat/core/protocol';
 import { startGeminiStandIn, type GeminiStandIn } from '@docs-chat/stand-ins';
 import { loadConfig } from '../config.js';
@@ -28,10 +29,14 @@ export interface TestIndex {
   remove(): Promise<void>;
 }
 
-export async function createTestIndex(options: { embedder?: 'local' | 'neural' } = {}): Promise<TestIndex> {
+/** A small Docusaurus site (versions 1.0 and current, locales en and fr) for whole-site ingest. */
+export const FIXTURE_SITE_DIR = fileURLToPath(new URL('../__fixtures__/site/', import.meta.url));
+
+export async function createTestIndex(options: { embedder?: 'local' | 'neural'; siteDir?: string } = {}): Promise<TestIndex> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'docs-chat-server-test-'));
   const env = { DATA_DIR: dataDir, DOCS_DIR: FIXTURE_DOCS_DIR, EMBEDDING_PROVIDER: options.embedder ?? 'local', VECTOR_STORE: 'embedded' };
-  await runIngest(loadCoreConfig(env), {});
+  const site = options.siteDir ? await readSiteLayout({ siteDir: options.siteDir }) : undefined;
+  await runIngest(loadCoreConfig(env), site ? { site } : {});
   let store: Promise<ConversationStore> | undefined;
   return {
     dataDir,

@@ -13,3 +13,7 @@ export function usePluginData(pluginName: string): unknown {
 export default function useGlobalData(): Record<string, unknown> {
   return Object.fromEntries(pluginData);
 }
+
+export function clearPluginDataForTest(pluginName: string): void {
+  pluginData.delete(pluginName);
+}

@@ -18,6 +18,7 @@ import PanelSearch from '@theme/PanelSearch';
 import SelectionMode from '@theme/SelectionMode';
 import hidden from '../../theme-support/visually-hidden.module.css';
 import styles from './styles.module.css';
+import { useReaderScope } from '../../theme-support/use-reader-scope.js';
 
 export interface Props {
   readonly open: boolean;
@@ -90,7 +91,8 @@ export interface CloseOptions {
 export default function ChatPanel({ open, onClose, settings, selection, onExitSelection, question, fetch: fetchImpl }: Props): ReactNode {
   const titleId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
-  const chat = useChat({ serverUrl: settings.serverUrl, getPage: currentPage, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+  const getScope = useReaderScope();
+  const chat = useChat({ serverUrl: settings.serverUrl, getPage: currentPage, getScope, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
   const { state } = chat;
   const persistence = useConversationPersistence();
   // Offer to resume only once per page load, and only before anything was asked.

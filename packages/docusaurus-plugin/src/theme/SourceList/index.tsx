@@ -38,6 +38,19 @@ export default function SourceList({ sources, numbers, label: landmarkLabel, onN
                 {path.length > 0 && <span className={styles.spokenOnly}>,</span>}
               </span>
               {path.length > 0 && <span className={styles.section}>{path.join(' › ')}</span>}
+              {source.fallback_locale !== undefined && (
+                <span className={styles.note}>
+                  <span className={styles.spokenOnly}>, </span>
+                  {translate(
+                    {
+                      id: 'docsChat.sources.untranslated',
+                      message: 'Not translated yet: shown in its original language ({locale})',
+                      description: 'Note beside a cited page that has no translation in the reader\'s language',
+                    },
+                    { locale: source.fallback_locale },
+                  )}
+                </span>
+              )}
             </>
           );
           return (
