@@ -41,9 +41,16 @@ const config: Config = {
     },
   },
 
+  // A second locale and an older docs version show the widget's scoping in the demo: a reader on /fr/ or
+  // on /docs/0.1/ gets answers from that language and version (ingest with `--site`, see scripts/demo.mjs).
+  // DOCS_SITE_LOCALES=en builds one locale only (the end-to-end suite does, to keep its builds short).
   i18n: {
     defaultLocale: 'en',
-    locales: ['en'],
+    locales: process.env.DOCS_SITE_LOCALES ? process.env.DOCS_SITE_LOCALES.split(',') : ['en', 'fr'],
+    localeConfigs: {
+      en: { label: 'English' },
+      fr: { label: 'Français' },
+    },
   },
 
   presets: [
@@ -54,6 +61,12 @@ const config: Config = {
           // The ingest computes page URLs from this; keep DOCS_ROUTE_BASE_PATH in sync if it changes.
           routeBasePath: '/docs',
           sidebarPath: './sidebars.ts',
+          // The guide in development stays at /docs/; the 0.1 release is kept at /docs/0.1/.
+          lastVersion: 'current',
+          versions: {
+            current: { label: 'Next' },
+            '0.1': { label: '0.1', banner: 'unmaintained' },
+          },
         },
         blog: false,
         theme: {
@@ -96,6 +109,8 @@ const config: Config = {
         { type: 'docSidebar', sidebarId: 'guide', position: 'left', label: 'Guide' },
         { to: '/docs/reference/http-api', label: 'HTTP API', position: 'left' },
         { to: '/docs/troubleshooting', label: 'Troubleshooting', position: 'left' },
+        { type: 'docsVersionDropdown', position: 'right' },
+        { type: 'localeDropdown', position: 'right' },
       ],
     },
     footer: {

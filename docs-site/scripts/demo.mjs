@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The demo behind `pnpm demo`: builds this site (the plugin writes the exact
-// permalinks of every page), ingests its docs on the configured defaults
-// (offline: local embeddings in the embedded store), then runs the chat server
+// permalinks of every page), ingests the whole site on the configured defaults
+// (offline: the neural embedder and the embedded store), then runs the chat server
 // on :8000 and the built site on :3000 until Ctrl+C stops both.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -54,8 +54,10 @@ async function main() {
   process.stdout.write(`1/3 Building the docs site (the chat widget will talk to ${serverUrl})…\n`);
   await finished(run('docs-site build', [docusaurus, 'build'], { cwd: siteDir, env: { DOCS_CHAT_SERVER_URL: serverUrl } }));
 
-  process.stdout.write('2/3 Ingesting docs-site/docs…\n');
-  await finished(run('ingest', [tsx, cli, 'ingest', '--docs', path.join(siteDir, 'docs')]));
+  // The whole site: the guide, its 0.1 version and its French pages, so answers keep to the reader's version and
+  // language. --last-version repeats the docs plugin's lastVersion from docusaurus.config.ts.
+  process.stdout.write('2/3 Ingesting docs-site (every version and locale)…\n');
+  await finished(run('ingest', [tsx, cli, 'ingest', '--site', siteDir, '--last-version', 'current']));
 
   process.stdout.write('3/3 Starting the chat server and the site…\n');
   const server = run('chat server', [tsx, cli, 'serve'], { env: { PORT: serverPort } });

@@ -99,6 +99,9 @@ export async function buildDocsSite(options: BuildSiteOptions): Promise<SiteBuil
     ...process.env,
     DOCS_CHAT_SERVER_URL: options.serverUrl,
     DOCS_CHAT_PLUGIN: withPlugin ? 'on' : 'off',
+    // The French pages double the build time and hold nothing these tests read; the versioned fixture site
+    // (site-ingest.test.ts) covers locales.
+    DOCS_SITE_LOCALES: 'en',
     ...(options.baseUrl ? { DOCS_SITE_BASE_URL: options.baseUrl } : {}),
     ...(options.trailingSlash === undefined ? {} : { DOCS_SITE_TRAILING_SLASH: String(options.trailingSlash) }),
   };

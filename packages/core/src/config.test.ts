@@ -21,6 +21,17 @@ describe('core configuration', () => {
     expect(config.routeBasePath).toBe('/docs');
   });
 
+  it('reads a whole site to ingest from DOCS_SITE_DIR, and refuses a site config without the site', () => {
+    expect(loadCoreConfig({}, '/srv/app').site).toBeUndefined();
+    expect(loadCoreConfig({ DOCS_SITE_DIR: 'website', DOCS_SITE_CONFIG: 'site.json' }, '/srv/app').site).toEqual({
+      dir: path.resolve('/srv/app/website'),
+      configFile: path.resolve('/srv/app/site.json'),
+    });
+    const orphan = configError({ DOCS_SITE_CONFIG: 'site.json' });
+    expect(orphan.message).toBe('DOCS_SITE_CONFIG is set but DOCS_SITE_DIR is not.');
+    expect(orphan.hint).toContain('DOCS_SITE_DIR');
+  });
+
   it('switches to Gemini embeddings when a Gemini key is set', () => {
     const config = loadCoreConfig({ GEMINI_API_KEY: 'k' }, '/srv/app');
     expect(config.embedder).toMatchObject({ provider: 'gemini', apiKey: 'k' });

@@ -37,6 +37,11 @@ export interface CoreConfig {
   dataDir: string;
   /** Default docs folder for `ingest`. */
   docsDir: string;
+  /**
+   * A whole Docusaurus site to ingest (DOCS_SITE_DIR), with its options file (DOCS_SITE_CONFIG, the JSON of
+   * `ingest --site-config`). When set, `ingest` without a source flag and `POST /admin/ingest` read the site.
+   */
+  site?: { dir: string; configFile?: string };
   /** Docusaurus docs `routeBasePath`, used to compute page URLs. */
   routeBasePath: string;
   /** JSON file of exact permalinks written by the Docusaurus plugin; auto-detected when unset. */
@@ -211,6 +216,16 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
     scope: {},
     profileOverrides: profileOverrides(env, cwd),
   };
+  const siteDir = text(env, 'DOCS_SITE_DIR');
+  const siteConfigFile = text(env, 'DOCS_SITE_CONFIG');
+  if (siteConfigFile !== undefined && siteDir === undefined) {
+    throw new DocsChatError('config_invalid', 'DOCS_SITE_CONFIG is set but DOCS_SITE_DIR is not.', {
+      hint: 'Set DOCS_SITE_DIR to the folder holding docusaurus.config.*, or remove DOCS_SITE_CONFIG.',
+    });
+  }
+  if (siteDir !== undefined) {
+    config.site = { dir: path.resolve(cwd, siteDir), ...(siteConfigFile !== undefined ? { configFile: path.resolve(cwd, siteConfigFile) } : {}) };
+  }
   // Coverage and the dense cosine each run from 0 to 1, so their sum (the evidence) from 0 to 2.
   const minVocabulary = numberBetween(env, 'SCOPE_MIN_VOCABULARY', 0, 1, '0.4');
   if (minVocabulary !== undefined) config.scope.minVocabulary = minVocabulary;

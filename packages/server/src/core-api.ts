@@ -50,6 +50,7 @@ export {
   isDocsChatError,
   loadCoreConfig,
   openRetrieval,
+  readSiteLayout,
   runGitIngest,
   runIngest,
 } from '@docs-chat/core';

@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { assembleContext, countTokens, openRetrieval, runGitIngest, runIngest } from './core-api.js';
+import { assembleContext, countTokens, openRetrieval, readSiteLayout, runGitIngest, runIngest } from './core-api.js';
+import { siteOptionsFrom } from './commands/site-options.js';
 import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
 import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
@@ -88,7 +89,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
     };
     const ingestAndReload: RunIngest = async (ingestOptions) => {
-      const report = await runIngest(config.core, ingestOptions);
+      // With DOCS_SITE_DIR the whole site is read again on each run, so new versions and locales are picked up.
+      const site = config.core.site
+        ? await readSiteLayout(await siteOptionsFrom({ site: config.core.site.dir, ...(config.core.site.configFile !== undefined ? { 'site-config': config.core.site.configFile } : {}) }))
+        : undefined;
+      const report = await runIngest(config.core, { ...ingestOptions, ...(site ? { site } : {}) });
       if (!ingestOptions.dryRun) await reload();
       return report;
     };

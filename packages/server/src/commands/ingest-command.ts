@@ -1,9 +1,7 @@
 /** `docs-chat ingest`: incremental indexing with a progress bar and a final report. */
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import fs from 'node:fs/promises';
 import {
-  DocsChatError,
   formatIngestReport,
   isDocsChatError,
   loadCoreConfig,
@@ -12,9 +10,8 @@ import {
   runIngest,
   runRecordsIngest,
   type IngestProgress,
-  type SiteInstanceOptions,
-  type SiteOptions,
 } from '@docs-chat/core';
+import { siteOptionsFrom, type SiteFlags } from './site-options.js';
 
 const PHASE_LABELS: Record<IngestProgress['phase'], string> = {
   fetch: 'Fetching',
@@ -75,59 +72,10 @@ Site options (what the site's docusaurus.config sets, when it differs from the d
   --site-config FILE             all of the above as JSON (see the "Versions and locales" guide)
 `;
 
-interface SiteFlags {
-  site: string;
-  'site-config'?: string;
-  'default-locale'?: string;
-  locales?: string;
-  'last-version'?: string;
-  'only-versions'?: string;
-  'version-path'?: string[];
-  instance?: string[];
-  'no-blog'?: boolean;
-}
-
-function list(value: string): string[] {
-  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
-}
-
-/** Site options from --site-config (JSON) and the flags, flags winning. */
-async function siteOptionsFrom(flags: SiteFlags): Promise<SiteOptions> {
-  let fromFile: Partial<SiteOptions> = {};
-  if (flags['site-config']) {
-    try {
-      fromFile = JSON.parse(await fs.readFile(flags['site-config'], 'utf8')) as Partial<SiteOptions>;
-    } catch (error) {
-      throw new DocsChatError('config_invalid', `The site config ${flags['site-config']} cannot be read as JSON (${(error as Error).message}).`, {
-        hint: 'Fix the file or leave out --site-config; see the "Versions and locales" guide for its fields.',
-      });
-    }
-  }
-  const instances = new Map<string, SiteInstanceOptions>((fromFile.instances ?? []).map((instance) => [instance.id, instance]));
-  const main: SiteInstanceOptions = { ...(instances.get('default') ?? {}), id: 'default' };
-  if (flags['last-version']) main.lastVersion = flags['last-version'];
-  if (flags['only-versions']) main.onlyIncludeVersions = list(flags['only-versions']);
-  for (const entry of flags['version-path'] ?? []) {
-    const [name, versionPath] = entry.split('=');
-    if (!name || versionPath === undefined) {
-      throw new DocsChatError('config_invalid', `--version-path ${entry} is not NAME=PATH.`, { hint: 'Write it as --version-path 1.0=legacy (an empty PATH serves the version at the route base).' });
-    }
-    main.versions = { ...main.versions, [name]: { ...main.versions?.[name], path: versionPath } };
-  }
-  instances.set('default', main);
-  for (const entry of flags.instance ?? []) {
-    const match = /^([\w-]+)=([^:]+)(?::(.*))?$/.exec(entry);
-    if (!match) {
-      throw new DocsChatError('config_invalid', `--instance ${entry} is not ID=FOLDER[:ROUTE_BASE].`, { hint: 'Write it as --instance community=community:community (the plugin id, its path and its routeBasePath).' });
-    }
-    const [, id, folder, route] = match as unknown as [string, string, string, string | undefined];
-    instances.set(id, { ...instances.get(id), id, path: folder, ...(route !== undefined ? { routeBasePath: route } : {}) });
-  }
-  const options: SiteOptions = { ...fromFile, siteDir: path.resolve(flags.site), instances: [...instances.values()] };
-  if (flags['default-locale']) options.defaultLocale = flags['default-locale'];
-  if (flags.locales) options.locales = list(flags.locales);
-  if (flags['no-blog']) options.blog = false;
-  return options;
+/** The site of DOCS_SITE_DIR / DOCS_SITE_CONFIG, with the command's site flags on top. */
+function configuredSite(flags: Partial<SiteFlags>, site: { dir: string; configFile?: string }): SiteFlags {
+  const configFile = flags['site-config'] ?? site.configFile;
+  return { ...flags, site: site.dir, ...(configFile !== undefined ? { 'site-config': configFile } : {}) };
 }
 
 export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -199,7 +147,12 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
           ? await runRecordsIngest(config, { ...common, input: values.records, map: values.map as string, ...(values.name ? { name: values.name } : {}) })
           : await runIngest(config, {
               ...common,
-              ...(values.site !== undefined ? { site: await readSiteLayout(await siteOptionsFrom(values as SiteFlags)) } : {}),
+              // DOCS_SITE_DIR makes the whole site the default source; --docs still reads one folder.
+              ...(values.site !== undefined
+                ? { site: await readSiteLayout(await siteOptionsFrom(values as SiteFlags)) }
+                : values.docs === undefined && config.site
+                  ? { site: await readSiteLayout(await siteOptionsFrom(configuredSite(values as Partial<SiteFlags>, config.site))) }
+                  : {}),
               docsDir: values.docs ? path.resolve(values.docs) : config.docsDir,
             });
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatIngestReport(report)}\n`);

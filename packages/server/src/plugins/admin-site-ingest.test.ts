@@ -1,0 +1,70 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runIngestCommand } from '../commands/ingest-command.js';
+import { loadConfig } from '../config.js';
+import { startServer, type RunningServer } from '../server-runtime.js';
+import { LogCapture } from '../testing/test-server.js';
+
+// DOCS_SITE_DIR: the whole Docusaurus site is the default source of `docs-chat ingest` and of POST /admin/ingest,
+// which reads the site again on each run, so a version or a translation added since start-up is picked up.
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixtureSite = path.join(here, '../__fixtures__/site');
+const ADMIN_TOKEN = 'admin-token-for-site-tests';
+
+let workDir: string;
+let siteDir: string;
+let env: Record<string, string>;
+let server: RunningServer | undefined;
+
+beforeAll(async () => {
+  workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-admin-site-'));
+  siteDir = path.join(workDir, 'site');
+  await fs.cp(fixtureSite, siteDir, { recursive: true });
+  env = { DATA_DIR: path.join(workDir, 'data'), EMBEDDING_PROVIDER: 'local', DOCS_SITE_DIR: siteDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1' };
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await fs.rm(workDir, { recursive: true, force: true });
+});
+
+async function search(url: string, query: string, scope: Record<string, string>): Promise<{ status: number; body: { results?: { url: string }[] } }> {
+  const response = await fetch(`${url}/search?${new URLSearchParams({ q: query, k: '3', ...scope })}`);
+  return { status: response.status, body: (await response.json()) as { results?: { url: string }[] } };
+}
+
+it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/ingest picks up a new translation', async () => {
+  const written: string[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
+  let code: number;
+  try {
+    code = await runIngestCommand([], env);
+  } finally {
+    process.stdout.write = write;
+  }
+  expect(code).toBe(0);
+  expect(written.join('')).toContain('Site: versions current, 1.0 (last); locales en, fr (default en).');
+
+  server = await startServer(loadConfig(env), { logDestination: new LogCapture() });
+  const before = await search(server.url, 'paper size for the export', { version: 'current', locale: 'fr' });
+  expect(before.status).toBe(200);
+  expect(before.body.results?.[0]?.url).toBe('/fr/docs/next/exporting#choosing-the-paper-size');
+
+  // A translator adds the French exporting page: the next admin ingest reads the site again.
+  const translated = path.join(siteDir, 'i18n/fr/docusaurus-plugin-content-docs/current/exporting.md');
+  await fs.writeFile(translated, '# Exporter\n\n## Choisir le format du papier {#choosing-the-paper-size}\n\nLe format du papier de l\'export se règle dans les préférences d\'impression : A4 ou Letter.\n');
+  const response = await fetch(`${server.url}/admin/ingest`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+  expect(response.status).toBe(200);
+  const { report } = (await response.json()) as { report: { files: { modified: number; added: number; deleted: number } } };
+  // The French page replaces the English text it fell back on: one page changed, nothing else.
+  expect(report.files).toMatchObject({ modified: 1, added: 0, deleted: 0 });
+
+  const after = await fetch(`${server.url}/search?${new URLSearchParams({ q: 'format du papier export', k: '1', version: 'current', locale: 'fr' })}`);
+  const afterBody = (await after.json()) as { results: { url: string; text?: string; fallback_locale?: string }[] };
+  expect(afterBody.results[0]?.url).toBe('/fr/docs/next/exporting#choosing-the-paper-size');
+  expect(afterBody.results[0]?.fallback_locale).toBeUndefined();
+}, 120_000);
