@@ -145,6 +145,10 @@ export interface ChatJsonResponse {
   used_retrieval: boolean;
   finish_reason: FinishReason;
   persisted: boolean;
+  /** On an index of a whole site: the version and locale the answer was searched in (as in the `sources` event). */
+  scope?: AnswerScope;
+  /** The stream's `warning` events, in order (e.g. `other_version`); empty when there were none. */
+  warnings: { code: string; message: string }[];
 }
 
 /** Serialises one event as an SSE frame. */

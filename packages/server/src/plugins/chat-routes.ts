@@ -10,6 +10,7 @@ import {
   CHAT_PROTOCOL_VERSION,
   SSE_CONTENT_TYPE,
   validateChatRequest,
+  type AnswerScope,
   type ChatJsonResponse,
   type ChatStreamEvent,
   type ErrorEvent,
@@ -69,6 +70,8 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
           used_retrieval: started.usedRetrieval,
           finish_reason: collected.finishReason,
           persisted: collected.persisted,
+          ...(collected.scope ? { scope: collected.scope } : {}),
+          warnings: collected.warnings,
         };
         return body;
       }
@@ -98,10 +101,12 @@ interface CollectedAnswer {
   finishReason: FinishReason;
   persisted: boolean;
   error: ErrorEvent | null;
+  scope: AnswerScope | undefined;
+  warnings: { code: string; message: string }[];
 }
 
 async function collectAnswer(events: AsyncIterable<ChatStreamEvent>): Promise<CollectedAnswer> {
-  const collected: CollectedAnswer = { answer: '', sources: [], finishReason: 'interrupted', persisted: false, error: null };
+  const collected: CollectedAnswer = { answer: '', sources: [], finishReason: 'interrupted', persisted: false, error: null, scope: undefined, warnings: [] };
   for await (const event of events) {
     switch (event.type) {
       case 'meta':
@@ -109,6 +114,7 @@ async function collectAnswer(events: AsyncIterable<ChatStreamEvent>): Promise<Co
         break;
       case 'sources':
         collected.sources = event.sources;
+        collected.scope = event.scope;
         break;
       case 'token':
         collected.answer += event.content;
@@ -121,6 +127,7 @@ async function collectAnswer(events: AsyncIterable<ChatStreamEvent>): Promise<Co
         collected.error = event;
         break;
       case 'warning':
+        collected.warnings.push({ code: event.code, message: event.message });
         break;
     }
   }

@@ -1,4 +1,4 @@
-import type { ChatStreamEvent } from '@docs-chat/core/protocol';
+import type { ChatJsonResponse, ChatStreamEvent } from '@docs-chat/core/protocol';
 import { createTestIndex, FIXTURE_SITE_DIR, postChat, startTestServer, type TestIndex, type TestServer } from '../testing/test-server.js';
 import type { SearchResponseBody } from './search-routes.js';
 
@@ -87,6 +87,24 @@ describe('POST /chat on a whole site', () => {
     expect(sources?.sources.every((source) => source.version === '1.0')).toBe(true);
     const warning = reply.events.find((event) => event.type === 'warning' && event.code === 'other_version');
     expect(warning).toMatchObject({ message: 'This answer comes from the docs for version 1.0, not the version you are reading (Next).' });
+  });
+
+  it('gives the same scope and warning to clients that ask for one JSON answer', async () => {
+    const response = await fetch(`${server.url}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ message: 'How did I set the cache lifetime in version 1.0?', mode: 'general', version: 'current', locale: 'en' }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as ChatJsonResponse;
+    expect(body.scope).toEqual({ version: '1.0', version_label: '1.0', locale: 'en', reader_version: 'current' });
+    expect(body.warnings).toEqual([{ code: 'other_version', message: 'This answer comes from the docs for version 1.0, not the version you are reading (Next).' }]);
+    const same = await fetch(`${server.url}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ message: 'How do I set the cache lifetime?', mode: 'general', version: 'current', locale: 'en' }),
+    });
+    expect(((await same.json()) as ChatJsonResponse).warnings).toEqual([]);
   });
 
   it('marks cited pages that are not translated into the reader\'s locale', async () => {
