@@ -57,7 +57,9 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
     gemini.setDelay(0);
 
     await report.check('faults', sentences[1]!, async () => {
-      const during = await health(main.url);
+      // /health serves a dependency check up to HEALTH_CACHE_MS (1 s) old: the outage shows within that.
+      let during = await health(main.url);
+      await until('postgres down in /health', async () => (during = await health(main.url)).body.status !== 'healthy', 5_000, 100).catch(() => undefined);
       expectThat(during.status === 200, `/health answered ${during.status}`);
       expectThat(during.body.status === 'degraded', `/health said ${during.body.status}`);
       expectThat(during.body.services.postgres.status === 'down', `postgres reported ${during.body.services.postgres.status}`);

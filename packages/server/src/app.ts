@@ -126,6 +126,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
       timeoutMs: settings.healthCheckTimeoutMs,
       startedAt,
     },
+    cacheMs: settings.healthCacheMs,
   });
   await app.register(chatRoutes, { chat, heartbeatMs: settings.heartbeatMs, rateLimit: settings.rateLimit, streams });
   await app.register(searchRoutes, { retrieval: deps.retrieval, rateLimit: settings.rateLimit });

@@ -41,6 +41,8 @@ export interface ServerSettings {
   heartbeatMs: number;
   /** Timeout of each dependency check in /health (the whole answer stays under 500 ms). */
   healthCheckTimeoutMs: number;
+  /** How old a dependency check /health may serve (HEALTH_CACHE_MS); 0 checks on every poll. */
+  healthCacheMs: number;
   /** Trust X-Forwarded-For from this many proxy hops (rate limits per reader IP behind a load balancer). */
   trustProxy: boolean | number;
   /** Recent search results kept in memory (0 = off) and for how long. */
@@ -58,6 +60,7 @@ export const DEFAULT_SERVER_SETTINGS = {
   shutdownGraceMs: 10_000,
   heartbeatMs: 15_000,
   healthCheckTimeoutMs: 300,
+  healthCacheMs: 1000,
   llmTimeoutMs: 60_000,
   adminTokenMinLength: 16,
   retrievalCacheSize: 500,
@@ -178,6 +181,7 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
   const shutdownGraceMs = integer('SHUTDOWN_GRACE_MS', DEFAULT_SERVER_SETTINGS.shutdownGraceMs, 0, 600_000, 'milliseconds');
   const heartbeatMs = integer('HEARTBEAT_MS', DEFAULT_SERVER_SETTINGS.heartbeatMs, 100, 300_000, 'milliseconds');
   const healthCheckTimeoutMs = integer('HEALTH_CHECK_TIMEOUT_MS', DEFAULT_SERVER_SETTINGS.healthCheckTimeoutMs, 10, 450, 'milliseconds');
+  const healthCacheMs = integer('HEALTH_CACHE_MS', DEFAULT_SERVER_SETTINGS.healthCacheMs, 0, 60_000, 'milliseconds');
 
   const rawTrust = read('TRUST_PROXY')?.toLowerCase();
   let trustProxy: boolean | number = false;
@@ -212,6 +216,7 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     shutdownGraceMs,
     heartbeatMs,
     healthCheckTimeoutMs,
+    healthCacheMs,
     trustProxy,
     retrievalCache,
   };

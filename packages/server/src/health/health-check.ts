@@ -32,6 +32,8 @@ export interface HealthReport {
     embedder?: { provider: string; model: string; dimensions: number };
   };
   timestamp: string;
+  /** When the dependencies were last checked (the report reuses a check up to HEALTH_CACHE_MS old). */
+  checked_at: string;
 }
 
 export interface HealthSources {
@@ -78,6 +80,52 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
       ...embedderOf(sources),
     },
     timestamp: new Date().toISOString(),
+    checked_at: new Date().toISOString(),
+  };
+}
+
+export interface HealthReporter {
+  report(): Promise<HealthReport>;
+}
+
+/**
+ * Serves /health from the last dependency check while it is younger than `maxAgeMs`, so a poll costs no
+ * database round trip and answers at once however busy the server is. An older check is served as it is
+ * while one fresh check runs in the background (concurrent polls share it); only a poll with no check yet,
+ * or a check more than ten times too old, waits for a fresh one. The server's own figures (uptime, active
+ * streams, timestamp) are always current. `maxAgeMs` 0 checks on every poll.
+ */
+export function createHealthReporter(sources: HealthSources, maxAgeMs: number): HealthReporter {
+  let last: { report: HealthReport; at: number } | null = null;
+  let running: Promise<HealthReport> | null = null;
+
+  const refresh = (): Promise<HealthReport> => {
+    running ??= checkHealth(sources)
+      .then((report) => {
+        last = { report, at: Date.now() };
+        return report;
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+
+  return {
+    async report() {
+      const age = last === null ? Infinity : Date.now() - last.at;
+      if (last === null || maxAgeMs === 0 || age > maxAgeMs * 10) return refresh();
+      if (age > maxAgeMs) void refresh().catch(() => undefined);
+      const cached = last.report;
+      return {
+        ...cached,
+        services: {
+          ...cached.services,
+          server: { status: 'up', uptime_seconds: Math.round((Date.now() - sources.startedAt) / 1000), active_streams: sources.activeStreams() },
+        },
+        timestamp: new Date().toISOString(),
+      };
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { MetaEvent, WarningEvent } from '@docs-chat/core/protocol';
 import { createPostgresConversationStore } from '../conversations/postgres-conversation-store.js';
 import type { HealthReport } from '../health/health-check.js';
-import { answerText, createTestIndex, postChat, startTestServer, type TestIndex, type TestServer } from '../testing/test-server.js';
+import { answerText, createTestIndex, eventually, postChat, startTestServer, type TestIndex, type TestServer } from '../testing/test-server.js';
 
 /** Building the index and an embedded database can take a while on a busy machine. */
 const SETUP_TIMEOUT_MS = 120_000;
@@ -46,6 +46,69 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await index?.remove();
+});
+
+/** The shared conversation store, counting the database pings /health makes. */
+async function countingStore(): Promise<{ store: Awaited<ReturnType<TestIndex['sharedStore']>>; pings: () => number }> {
+  const shared = await index.sharedStore();
+  let pings = 0;
+  const store = new Proxy(shared, {
+    get(target, property) {
+      if (property === 'ping') {
+        return (timeoutMs: number) => {
+          pings += 1;
+          return target.ping(timeoutMs);
+        };
+      }
+      const value = Reflect.get(target, property) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store, pings: () => pings };
+}
+
+describe('GET /health from a recent check', () => {
+  it('answers a burst of polls from one database check, with the server figures current', async () => {
+    const { store, pings } = await countingStore();
+    const server = await startTestServer({ index, store, env: { HEALTH_CACHE_MS: '60000' } });
+    try {
+      const first = await getHealth(server);
+      expect(first.status).toBe(200);
+      const burst = await Promise.all(Array.from({ length: 50 }, () => getHealth(server)));
+      expect(pings()).toBe(1);
+      expect(burst.every(({ status, body }) => status === 200 && body.checked_at === first.body.checked_at)).toBe(true);
+      expect(burst.every(({ body }) => body.timestamp >= first.body.timestamp)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('serves an old check once while a fresh one runs, then the fresh one', async () => {
+    const { store, pings } = await countingStore();
+    const server = await startTestServer({ index, store, env: { HEALTH_CACHE_MS: '100' } });
+    try {
+      const first = await getHealth(server);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const stale = await getHealth(server);
+      expect(stale.body.checked_at).toBe(first.body.checked_at);
+      await eventually(() => pings() === 2);
+      const fresh = await getHealth(server);
+      expect(fresh.body.checked_at > first.body.checked_at).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('checks on every poll with HEALTH_CACHE_MS=0', async () => {
+    const { store, pings } = await countingStore();
+    const server = await startTestServer({ index, store, env: { HEALTH_CACHE_MS: '0' } });
+    try {
+      for (let poll = 0; poll < 3; poll += 1) expect((await getHealth(server)).status).toBe(200);
+      expect(pings()).toBe(3);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('GET /health', () => {
