@@ -157,7 +157,8 @@ export const PROFILE_SOURCES: ProfileSources = {
     pageWeight: 'three dev sets, MRR@5 (session 1); 0.2..0.4 within 0.01',
     denseWeight: 'three dev sets, MRR@5 with the hashing embedder (session 1)',
     denseFloor: 'not fitted: the hashing embedder puts unrelated texts near cosine 0',
-    synonymWeight: 'three dev sets, MRR@5 at 275913b: 0.5..0.7 equal (redux 0.697 -> 0.705, typescript-eslint 0.694 -> 0.732)',
+    synonymWeight:
+      'three dev sets (neural), after the word-list audit of issue 10: 0 vs 0.5 MRR@5 redux 0.706/0.706, typescript-eslint 0.734/0.756 (recall@5 0.833/0.900), docs-site 0.975/0.975; 0.5..0.7 equal at 275913b (hashing)',
     expansionWeight: 'three dev sets, recall@5 (session 1)',
   },
   scope: {
@@ -235,7 +236,7 @@ const EMBEDDER_PROFILES: Record<string, EmbedderProfile> = {
     sources: {
       dense: {
         leadWords:
-          'three dev sets, MRR@5 (neural+hashing, dense weight 0.8): whole chunk 0.734/0.761/0.975 vs 60 words 0.714/0.764/0.975 (redux/typescript-eslint/docs-site), about 27% less inference per chunk',
+          'three dev sets, MRR@5 (neural+hashing, dense weight 0.8): whole chunk 0.734/0.761/0.975 vs 60 words 0.714/0.764/0.975 (redux/typescript-eslint/docs-site), about 27% less inference per chunk; 60 words after the word-list audit of issue 10: 0.706/0.756/0.975',
       },
       ranking: {
         denseWeight:
