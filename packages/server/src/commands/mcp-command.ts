@@ -2,8 +2,9 @@
  * `docs-chat mcp`: the docs' MCP server over stdio, for agents on the same
  * machine (Claude Desktop, VS Code, Cursor start it as a subprocess). Same
  * tools and index as `POST /mcp`. stdout carries only the protocol, so logs go
- * to stderr. ask_docs uses the chat model and an in-memory conversation
- * store, opened in the background at start: the agent's questions are answered as on /chat but not
+ * to stderr. ask_docs opens the chat model and an in-memory conversation
+ * store on first use (a few seconds, once; opening them at start would stall
+ * the searches of those seconds, PGlite's start-up holding the thread): the agent's questions are answered as on /chat but not
  * kept (and no lock is taken on DATA_DIR's conversations, so a running
  * `docs-chat serve` is not disturbed).
  */
@@ -101,9 +102,6 @@ export async function runMcpCommand(args: string[], env: NodeJS.ProcessEnv): Pro
   });
   await server.connect(transport);
   logger.info({ vectorStore: retrieval.store.backend }, 'docs-chat MCP server ready on stdio');
-  // The in-memory store takes seconds to create: start now so the first ask_docs does not wait for it
-  // (a failure is reported by that call).
-  getChat().catch(() => undefined);
   await closed;
   stopping.abort();
   await server.close().catch(() => undefined);
