@@ -242,14 +242,20 @@ async function readPage(
     throw error;
   }
   try {
-    const catalogue = await deps.pages.get(deps.retrieval.store, signal);
-    const page = catalogue.find(reference);
-    if (!page) {
+    let catalogue = await deps.pages.get(deps.retrieval.store, signal);
+    let page = catalogue.find(reference);
+    let chunks = page ? await catalogue.chunksOf(page, signal) : [];
+    if (!page || chunks.length === 0) {
+      // Not in the catalogue, or gone from the index: the index may have changed since the catalogue was read.
+      catalogue = await deps.pages.get(deps.retrieval.store, signal, true);
+      page = catalogue.find(reference);
+      chunks = page ? await catalogue.chunksOf(page, signal) : [];
+    }
+    if (!page || chunks.length === 0) {
       const similar = catalogue.similar(reference);
       const hint = similar.length > 0 ? ` Pages with a similar name: ${similar.map((entry) => absolute(entry.url) || entry.file).join(', ')}.` : '';
       return toolError(`No page "${input.page}" in the indexed docs.${hint} Use search_docs to find the page and pass its URL or file exactly as returned.`);
     }
-    const chunks = await catalogue.chunksOf(page, signal);
     const markdown = renderPageMarkdown(page, chunks, absolute);
     return {
       content: [{ type: 'text', text: markdown }],

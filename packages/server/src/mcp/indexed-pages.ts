@@ -144,8 +144,9 @@ export class PageCatalogue {
 export class PageCatalogues {
   private readonly loaded = new WeakMap<PageSource, Promise<PageCatalogue>>();
 
-  get(store: PageSource, signal?: AbortSignal): Promise<PageCatalogue> {
-    let loading = this.loaded.get(store);
+  /** `fresh` reloads it: an ingest in another process (the CLI beside `docs-chat mcp`) changes the index under the same store. */
+  get(store: PageSource, signal?: AbortSignal, fresh = false): Promise<PageCatalogue> {
+    let loading = fresh ? undefined : this.loaded.get(store);
     if (!loading) {
       // Not tied to one caller's signal: the catalogue outlives the request that loads it.
       loading = PageCatalogue.load(store);
