@@ -14,6 +14,7 @@ import {
   type PermalinksFile,
 } from './permalinks.js';
 import { writeSearchIndex } from './search-index/write-search-index.js';
+import { collectLlmsPages, writeLlmsTxt, type LlmsTxtPage } from './llms-txt/write-llms-txt.js';
 
 const packageDir = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 
@@ -30,6 +31,7 @@ export const THEME_WITHOUT_SEARCH_BAR = 'theme-without-search-bar';
  */
 export default function docsChatPlugin(context: LoadContext, options: PluginOptions): Plugin<void> {
   let permalinks: PermalinksFile | null = null;
+  let llmsPages: LlmsTxtPage[] | null = null;
   return {
     name: DOCS_CHAT_PLUGIN_NAME,
 
@@ -47,17 +49,33 @@ export default function docsChatPlugin(context: LoadContext, options: PluginOpti
     },
 
     async allContentLoaded({ allContent }) {
+      if (options.llmsTxt.enabled) llmsPages = collectLlmsPages(allContent, context.siteDir);
       if (!options.writePermalinks && !options.search.staticIndex) return;
       permalinks = collectPermalinks(allContent, context.siteDir);
       if (options.writePermalinks) await writePermalinksFile(join(context.generatedFilesDir, PERMALINKS_GENERATED_PATH), permalinks);
     },
 
-    async postBuild({ outDir, baseUrl }) {
+    async postBuild({ outDir, baseUrl, siteConfig = context.siteConfig }) {
+      // siteConfig is always there in a build; unit tests of the other outputs may leave it out.
+      if (llmsPages !== null && siteConfig) {
+        await writeLlmsFiles(outDir, { title: siteConfig.title, summary: options.llmsTxt.summary ?? siteConfig.tagline ?? '', url: siteConfig.url, baseUrl }, llmsPages);
+      }
       if (permalinks === null) return;
       if (options.writePermalinks) await writePermalinksFile(join(outDir, PERMALINKS_BUILD_FILE), permalinks);
       if (options.search.staticIndex) await writeStaticSearchIndex(outDir, baseUrl, permalinks);
     },
   };
+}
+
+/** Writes llms.txt, llms-full.txt and the .md twins, and says so in the build log. */
+async function writeLlmsFiles(outDir: string, site: Parameters<typeof writeLlmsTxt>[1], pages: LlmsTxtPage[]): Promise<void> {
+  if (pages.length === 0) {
+    console.warn('[docs-chat] No docs for llms.txt: it lists the pages of @docusaurus/plugin-content-docs (the classic preset has it). Set llmsTxt to false to skip it.');
+    return;
+  }
+  const result = await writeLlmsTxt(outDir, site, pages);
+  for (const { source, reason } of result.skipped) console.warn(`[docs-chat] Left out of llms.txt: ${source}: ${reason}.`);
+  console.log(`[docs-chat] llms.txt: ${result.pages} pages, with llms-full.txt and a .md twin of each (${relative(process.cwd(), result.files.llmsTxt)}).`);
 }
 
 /** Writes the static search index of the build's docs and says what it holds (build logs are what admins read). */
@@ -102,7 +120,7 @@ function themeCommonAliases(existing: unknown): Record<string, string> | null {
 }
 
 export { validateOptions, DEFAULT_OPTIONS, OPTIONS_SCHEMA } from './options.js';
-export type { PluginOptions, Options, SearchOptions } from './options.js';
+export type { PluginOptions, Options, SearchOptions, LlmsTxtOptions } from './options.js';
 export { getSwizzleConfig } from './swizzle-config.js';
 export type { DocsChatSettings } from './client-settings/docs-chat-settings.js';
 export type { PermalinksFile, PermalinkEntry } from './permalinks.js';

@@ -19,6 +19,14 @@ export interface PluginOptions {
   /** Write the build's doc permalinks for the ingest (see permalinks.ts). */
   writePermalinks: boolean;
   search: SearchOptions;
+  /** llms.txt, llms-full.txt and a .md twin of every doc page, written at build (see docs/guides/llms-txt). */
+  llmsTxt: LlmsTxtOptions;
+}
+
+export interface LlmsTxtOptions {
+  enabled: boolean;
+  /** The quote under the title in llms.txt; the site's tagline when null. */
+  summary: string | null;
 }
 
 /** The search box and the static index (see docs/guides/search). */
@@ -29,7 +37,12 @@ export interface SearchOptions {
   staticIndex: boolean;
 }
 
-export type Options = Partial<Omit<PluginOptions, 'panel' | 'search'>> & { panel?: Partial<PluginOptions['panel']>; search?: Partial<SearchOptions> };
+export type Options = Partial<Omit<PluginOptions, 'panel' | 'search' | 'llmsTxt'>> & {
+  panel?: Partial<PluginOptions['panel']>;
+  search?: Partial<SearchOptions>;
+  /** false turns llms.txt off. */
+  llmsTxt?: Partial<LlmsTxtOptions> | boolean;
+};
 
 export const MAX_SUGGESTED_QUESTIONS = 3;
 export const MIN_PANEL_WIDTH = 280;
@@ -47,6 +60,7 @@ export const DEFAULT_OPTIONS: Omit<PluginOptions, 'id'> = {
   panel: { side: 'right', width: 420 },
   writePermalinks: true,
   search: { navbar: true, staticIndex: true },
+  llmsTxt: { enabled: true, summary: null },
 };
 
 // The chat shortcuts that are the search box's shortcut (client-settings/search-shortcut.ts) on some platform.
@@ -139,8 +153,26 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
       'object.base': '"search" must be an object with navbar and staticIndex, each true or false (e.g. navbar: false for a site that keeps Algolia DocSearch).',
       'object.unknown': 'Unknown option {#label}: "search" takes navbar and staticIndex.',
     }),
+  llmsTxt: Joi.alternatives()
+    .try(
+      Joi.boolean(),
+      Joi.object({
+        enabled: Joi.boolean().default(DEFAULT_OPTIONS.llmsTxt.enabled).messages({
+          'boolean.base': '"llmsTxt.enabled" must be true (write llms.txt, llms-full.txt and .md twins at build) or false.',
+        }),
+        summary: optionalText('llmsTxt.summary', 500),
+      }).messages({ 'object.unknown': 'Unknown option {#label}: "llmsTxt" takes enabled and summary.' }),
+    )
+    .default(DEFAULT_OPTIONS.llmsTxt)
+    .messages({
+      'alternatives.types': '"llmsTxt" must be false (no llms.txt), true, or an object with enabled (true or false) and summary (the line under the title), e.g. summary: "Docs of Acme, the billing API."',
+      'alternatives.match': '"llmsTxt" must be false (no llms.txt), true, or an object with enabled (true or false) and summary (the line under the title), e.g. summary: "Docs of Acme, the billing API."',
+    }),
 })
   .custom((options: PluginOptions, helpers) => {
+    // `llmsTxt: false | true` is short for `{ enabled }`.
+    const llmsTxt = options.llmsTxt as PluginOptions['llmsTxt'] | boolean;
+    if (typeof llmsTxt === 'boolean') options.llmsTxt = { enabled: llmsTxt, summary: null };
     if (options.search.navbar && options.shortcut !== false && SEARCH_SHORTCUT_EQUIVALENTS.has(options.shortcut.toLowerCase())) {
       return helpers.message({
         custom: `"shortcut" ${JSON.stringify(options.shortcut)} is the search box's shortcut (Ctrl+K, ⌘K on macOS): choose another, e.g. "mod+i", or set search.navbar to false.`,
@@ -150,7 +182,7 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
   })
   .messages({
     'object.unknown':
-      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks, search.',
+      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks, search, llmsTxt.',
   });
 
 /** Docusaurus calls this with the site's options before the plugin starts. */

@@ -46,7 +46,7 @@ function isLoadedVersion(value: unknown): value is LoadedVersion {
 }
 
 /** `@site/docs/a.md` -> absolute path; sources outside the site are already absolute. */
-function resolveAliasedSource(source: string, siteDir: string): string {
+export function resolveAliasedSource(source: string, siteDir: string): string {
   if (source.startsWith('@site/')) return join(siteDir, source.slice('@site/'.length));
   return source;
 }

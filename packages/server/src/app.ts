@@ -20,6 +20,7 @@ import { adminRoutes } from './plugins/admin-routes.js';
 import { chatRoutes } from './plugins/chat-routes.js';
 import { conversationRoutes } from './plugins/conversation-routes.js';
 import { healthRoutes } from './plugins/health-routes.js';
+import { mcpRoutes } from './plugins/mcp-routes.js';
 import { searchRoutes } from './plugins/search-routes.js';
 import { StreamTracker } from './plugins/stream-tracker.js';
 import { webhookRoutes } from './plugins/webhook-routes.js';
@@ -27,7 +28,8 @@ import type { GitSyncJob } from './sync/git-sync-job.js';
 
 /** The retriever and the store it reads; the admin ingest may replace both. */
 export interface OpenRetrieval extends RetrievalHandle {
-  store: Pick<VectorStore, 'backend' | 'collection' | 'status'>;
+  /** Also read by the MCP read_page tool (the page's chunks). */
+  store: Pick<VectorStore, 'backend' | 'collection' | 'status' | 'listFiles' | 'getByIds' | 'getByFile'>;
   /** What embeds the questions (shown by /health). */
   embedder?: Pick<Embedder, 'provider' | 'model' | 'dimensions'>;
 }
@@ -94,7 +96,8 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
       else callback(new HttpError('origin_not_allowed'), false);
     },
     methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'accept', 'authorization', 'x-request-id'],
+    // mcp-protocol-version: browser-based MCP clients send it on every call after initialize.
+    allowedHeaders: ['content-type', 'accept', 'authorization', 'x-request-id', 'mcp-protocol-version'],
     exposedHeaders: [CHAT_PROTOCOL_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
     maxAge: 600,
   });
@@ -131,6 +134,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   await app.register(chatRoutes, { chat, heartbeatMs: settings.heartbeatMs, rateLimit: settings.rateLimit, streams });
   await app.register(searchRoutes, { retrieval: deps.retrieval, rateLimit: settings.rateLimit });
   await app.register(conversationRoutes, { conversations: deps.conversations });
+  await app.register(mcpRoutes, { retrieval: deps.retrieval, chat, token: settings.mcp.token, siteUrl: settings.mcp.siteUrl, rateLimit: settings.rateLimit });
   if (settings.adminToken !== undefined && deps.runIngest !== undefined) {
     await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest, gitSync: deps.gitSync?.job });
   }

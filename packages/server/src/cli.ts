@@ -1,5 +1,5 @@
 /**
- * The `docs-chat` command line: `ingest`, `search` and `serve`.
+ * The `docs-chat` command line: `ingest`, `search`, `serve` and `mcp`.
  * Run from the repository root as `pnpm docs-chat <command>`.
  */
 import fs from 'node:fs';
@@ -23,6 +23,9 @@ Commands:
       Print the best matching sections of the docs.
   serve
       Start the chat server (PORT, default 8000).
+  mcp
+      Serve the docs to an AI agent over MCP on stdin/stdout (search_docs,
+      read_page, ask_docs); the chat server also serves MCP at POST /mcp.
 
 Configuration comes from the environment and from .env when present;
 see .env.example for every variable.`;
@@ -47,6 +50,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const { runServeCommand } = await import('./serve-command.js');
       return runServeCommand(rest, process.env);
+    }
+    case 'mcp': {
+      const { runMcpCommand } = await import('./commands/mcp-command.js');
+      return runMcpCommand(rest, process.env);
     }
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);

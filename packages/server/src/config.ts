@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import util from 'node:util';
 import { DocsChatError, loadCoreConfig, type CoreConfig } from './core-api.js';
 import type { ChatModelProvider } from './llm/chat-model.js';
+import { type McpSettings, readMcpSettings } from './mcp/mcp-settings.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -47,6 +48,8 @@ export interface ServerSettings {
   trustProxy: boolean | number;
   /** Recent search results kept in memory (0 = off) and for how long. */
   retrievalCache: { maxEntries: number; ttlMs: number };
+  /** `POST /mcp`: its token and the docs site's address. */
+  mcp: McpSettings;
 }
 
 export const DEFAULT_SERVER_SETTINGS = {
@@ -197,6 +200,8 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     ttlMs: integer('RETRIEVAL_CACHE_TTL_MS', DEFAULT_SERVER_SETTINGS.retrievalCacheTtlMs, 1000, 86_400_000, 'milliseconds'),
   };
 
+  const mcp = readMcpSettings(read, problems);
+
   if (problems.length > 0) {
     throw new DocsChatError('config_invalid', `The server configuration is invalid:\n  - ${problems.join('\n  - ')}`, {
       hint: 'Fix these variables in the environment or in .env (see .env.example), then start the server again.',
@@ -219,6 +224,7 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     healthCacheMs,
     trustProxy,
     retrievalCache,
+    mcp,
   };
 }
 

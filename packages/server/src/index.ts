@@ -1,4 +1,4 @@
-/** Public API of @docs-chat/server: the app, its start-up and the `serve` command. */
+/** Public API of @docs-chat/server: the app, its start-up, the `serve` command and the MCP server of the docs. */
 export { buildApp, type AppDependencies, type OpenRetrieval } from './app.js';
 export { loadConfig, loadServerSettings, loadDotEnvFile, DEFAULT_SERVER_SETTINGS, type ServerConfig, type ServerSettings, type LlmSettings } from './config.js';
 export { startServer, type RunningServer, type StartOptions } from './server-runtime.js';
@@ -10,3 +10,5 @@ export type { HealthReport, LlmCheck } from './health/health-check.js';
 export { withRetrievalCache } from './retrieval-cache.js';
 export { classifyQuestion, type QuestionIntent } from './llm/extractive/question-intent.js';
 export { citedNumbers } from './chat/cited-sources.js';
+export { createDocsMcpServer, TOOL_DEFINITIONS, type DocsMcpDependencies } from './mcp/docs-mcp-server.js';
+export { PageCatalogues } from './mcp/indexed-pages.js';
