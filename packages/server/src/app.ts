@@ -20,6 +20,7 @@ import { adminRoutes } from './plugins/admin-routes.js';
 import { chatRoutes } from './plugins/chat-routes.js';
 import { conversationRoutes } from './plugins/conversation-routes.js';
 import { healthRoutes } from './plugins/health-routes.js';
+import { readerConversationRoutes } from './plugins/reader-conversation-routes.js';
 import { searchRoutes } from './plugins/search-routes.js';
 import { StreamTracker } from './plugins/stream-tracker.js';
 import { webhookRoutes } from './plugins/webhook-routes.js';
@@ -93,7 +94,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
       if (origin === undefined || allowAnyOrigin || allowedOrigins.has(origin)) callback(null, true);
       else callback(new HttpError('origin_not_allowed'), false);
     },
-    methods: ['GET', 'POST', 'OPTIONS'],
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['content-type', 'accept', 'authorization', 'x-request-id'],
     exposedHeaders: [CHAT_PROTOCOL_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
     maxAge: 600,
@@ -130,6 +131,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   await app.register(chatRoutes, { chat, heartbeatMs: settings.heartbeatMs, rateLimit: settings.rateLimit, streams });
   await app.register(searchRoutes, { retrieval: deps.retrieval, rateLimit: settings.rateLimit });
   await app.register(conversationRoutes, { conversations: deps.conversations });
+  await app.register(readerConversationRoutes, { conversations: deps.conversations, rateLimit: settings.rateLimit });
   if (settings.adminToken !== undefined && deps.runIngest !== undefined) {
     await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest, gitSync: deps.gitSync?.job });
   }

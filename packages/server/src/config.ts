@@ -45,6 +45,10 @@ export interface ServerSettings {
   trustProxy: boolean | number;
   /** Recent search results kept in memory (0 = off) and for how long. */
   retrievalCache: { maxEntries: number; ttlMs: number };
+  /** Conversations idle for longer are removed by a sweep; undefined keeps them until their reader deletes them. */
+  conversationRetentionDays: number | undefined;
+  /** When set, `GET /metrics` asks for "Authorization: Bearer <METRICS_TOKEN>". */
+  metricsToken: string | undefined;
 }
 
 export const DEFAULT_SERVER_SETTINGS = {
@@ -193,6 +197,18 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     ttlMs: integer('RETRIEVAL_CACHE_TTL_MS', DEFAULT_SERVER_SETTINGS.retrievalCacheTtlMs, 1000, 86_400_000, 'milliseconds'),
   };
 
+  const rawRetention = read('CONVERSATION_RETENTION_DAYS');
+  let conversationRetentionDays: number | undefined;
+  if (rawRetention !== undefined) {
+    if (/^\d+$/.test(rawRetention) && Number(rawRetention) >= 1 && Number(rawRetention) <= 36_500) conversationRetentionDays = Number(rawRetention);
+    else problems.push(`CONVERSATION_RETENTION_DAYS="${rawRetention}" is not valid: set it to a whole number of days between 1 and 36500, or unset it to keep conversations until their readers delete them.`);
+  }
+
+  const metricsToken = read('METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < DEFAULT_SERVER_SETTINGS.adminTokenMinLength) {
+    problems.push(`METRICS_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to leave /metrics open.`);
+  }
+
   if (problems.length > 0) {
     throw new DocsChatError('config_invalid', `The server configuration is invalid:\n  - ${problems.join('\n  - ')}`, {
       hint: 'Fix these variables in the environment or in .env (see .env.example), then start the server again.',
@@ -214,6 +230,8 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     healthCheckTimeoutMs,
     trustProxy,
     retrievalCache,
+    conversationRetentionDays,
+    metricsToken,
   };
 }
 

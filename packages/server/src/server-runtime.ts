@@ -11,8 +11,10 @@ import { assembleContext, countTokens, openRetrieval, runGitIngest, runIngest } 
 import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
 import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
+import { startConversationRetention } from './chat/conversation-retention.js';
 import type { ServerConfig } from './config.js';
-import { type ConversationStore, createConversationStore } from './conversations/conversation-store.js';
+import type { ConversationStore } from './conversations/conversation-store.js';
+import { createConversationStore } from './conversations/create-conversation-store.js';
 import type { OpenedRetrieval, RunIngest } from './core-api.js';
 import type { LlmCheck } from './health/health-check.js';
 import { type ChatModel, isLlmError } from './llm/chat-model.js';
@@ -122,6 +124,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       logger,
     });
     cleanups.push(() => app.close());
+    if (config.server.conversationRetentionDays !== undefined) {
+      const retention = startConversationRetention({ retentionDays: config.server.conversationRetentionDays, conversations, logger });
+      cleanups.push(async () => retention.stop());
+    }
     const url = await app.listen({ port: config.server.port, host: config.server.host });
     logger.info(
       {
@@ -131,6 +137,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         conversations: conversations.backend,
         llm: { provider: chatModel.provider, model: chatModel.model, status: llmCheck.status },
         adminRoutes: config.server.adminToken !== undefined,
+        conversationRetentionDays: config.server.conversationRetentionDays ?? 'unlimited',
       },
       'docs-chat server ready',
     );
