@@ -23,6 +23,8 @@ import { healthRoutes } from './plugins/health-routes.js';
 import { readerConversationRoutes } from './plugins/reader-conversation-routes.js';
 import { searchRoutes } from './plugins/search-routes.js';
 import { StreamTracker } from './plugins/stream-tracker.js';
+import { metricsRoutes } from './plugins/metrics-routes.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
 import { webhookRoutes } from './plugins/webhook-routes.js';
 import type { GitSyncJob } from './sync/git-sync-job.js';
 
@@ -47,6 +49,8 @@ export interface AppDependencies {
   gitSync?: { job: GitSyncJob; branch: string | undefined };
   /** The server's logger (see `createLogger`). */
   logger: Logger;
+  /** What `GET /metrics` shows; made here when not given (the runtime gives it, to count model retries and ingests too). */
+  metrics?: ServerMetrics;
 }
 
 export async function buildApp(settings: ServerSettings, deps: AppDependencies): Promise<FastifyInstance> {
@@ -66,11 +70,14 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   });
   const streams = new StreamTracker();
   const startedAt = Date.now();
+  const metrics = deps.metrics ?? new ServerMetrics({ modelProvider: deps.chatModel.provider, storeBackend: deps.conversations.backend });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
+    // The route template (/conversations/:id), never the path with its ids; 'unmatched' for unknown paths.
+    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 
@@ -128,7 +135,14 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
       startedAt,
     },
   });
-  await app.register(chatRoutes, { chat, heartbeatMs: settings.heartbeatMs, rateLimit: settings.rateLimit, streams });
+  await app.register(chatRoutes, {
+    chat,
+    heartbeatMs: settings.heartbeatMs,
+    rateLimit: settings.rateLimit,
+    streams,
+    onAnswerFinished: (answer) => metrics.observeAnswer(answer),
+  });
+  await app.register(metricsRoutes, { metrics, token: settings.metricsToken });
   await app.register(searchRoutes, { retrieval: deps.retrieval, rateLimit: settings.rateLimit });
   await app.register(conversationRoutes, { conversations: deps.conversations });
   await app.register(readerConversationRoutes, { conversations: deps.conversations, rateLimit: settings.rateLimit });

@@ -12,6 +12,7 @@ import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
 import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
 import { startConversationRetention } from './chat/conversation-retention.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
 import type { ServerConfig } from './config.js';
 import type { ConversationStore } from './conversations/conversation-store.js';
 import { createConversationStore } from './conversations/create-conversation-store.js';
@@ -56,14 +57,20 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     const cached = (retriever: OpenedRetrieval['retriever']) => withRetrievalCache(retriever, config.server.retrievalCache);
     const retrieval: OpenRetrieval = { retriever: cached(opened.retriever), store: opened.store, embedder: opened.embedder };
 
+    const metrics = new ServerMetrics({
+      modelProvider: config.server.llm.provider,
+      storeBackend: options.conversationStore?.backend ?? (config.server.databaseUrl ? 'postgres' : 'pglite'),
+    });
     const chatModel = createChatModel({
       provider: config.server.llm.provider,
       model: config.server.llm.model,
       ...(config.server.llm.apiKey ? { apiKey: config.server.llm.apiKey } : {}),
       ...(config.server.llm.baseUrl ? { baseUrl: config.server.llm.baseUrl } : {}),
       timeoutMs: config.server.llm.timeoutMs,
-      onRetry: ({ attempt, delayMs, error }) =>
-        logger.warn({ attempt, delayMs, code: error.code, status: error.status }, 'the chat model failed; retrying'),
+      onRetry: ({ attempt, delayMs, error }) => {
+        metrics.observeModelRetry(error.code);
+        logger.warn({ attempt, delayMs, code: error.code, status: error.status }, 'the chat model failed; retrying');
+      },
     });
     const llmCheck = await checkChatModel(chatModel, logger);
 
@@ -73,7 +80,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       ...(config.server.databaseUrl ? { databaseUrl: config.server.databaseUrl } : {}),
         dataDir: config.core.dataDir,
       }));
-    const conversations = new ConversationGateway(store, logger);
+    const conversations = new ConversationGateway(store, logger, undefined, { onUnavailable: () => metrics.observeStoreFailure() });
     if (!options.conversationStore) cleanups.push(() => conversations.close());
     await conversations.migrate();
 
@@ -90,20 +97,33 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
     };
     const ingestAndReload: RunIngest = async (ingestOptions) => {
-      const report = await runIngest(config.core, ingestOptions);
-      if (!ingestOptions.dryRun) await reload();
-      return report;
+      // A dry run changes nothing, so it is not an ingest run for the metrics.
+      if (ingestOptions.dryRun) return runIngest(config.core, ingestOptions);
+      return metrics.timeIngest(
+        'admin',
+        async () => {
+          const report = await runIngest(config.core, ingestOptions);
+          await reload();
+          return report;
+        },
+        (report) => report.chunks.total,
+      );
     };
     // The git sync runs as a background job (GIT_URL set); the index is reopened after each successful run.
     const recorded = config.core.git ? ((await opened.store.readMeta())?.extra?.['gitSync'] as { commit?: unknown } | undefined) : undefined;
     const gitSync = config.core.git
       ? {
           job: new GitSyncJob(
-            async ({ onProgress }) => {
-              const report = await runGitIngest(config.core, { onProgress });
-              await reload();
-              return report;
-            },
+            ({ onProgress }) =>
+              metrics.timeIngest(
+                'git',
+                async () => {
+                  const report = await runGitIngest(config.core, { onProgress });
+                  await reload();
+                  return report;
+                },
+                (report) => report.chunks.total,
+              ),
             logger,
             typeof recorded?.commit === 'string' ? recorded.commit : null,
           ),
@@ -122,6 +142,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       runIngest: ingestAndReload,
       ...(gitSync ? { gitSync } : {}),
       logger,
+      metrics,
     });
     cleanups.push(() => app.close());
     if (config.server.conversationRetentionDays !== undefined) {
