@@ -29,7 +29,7 @@ const sidebars: SidebarsConfig = {
     {
       type: 'category',
       label: 'Deployment',
-      items: ['deployment/docker-compose', 'deployment/operations', 'deployment/security'],
+      items: ['deployment/docker-compose', 'deployment/operations', 'deployment/metrics', 'deployment/security'],
     },
     'troubleshooting',
     'faq',

@@ -13,7 +13,7 @@
  * then measures from 127.0.0.1 only, with a bounded number of requests:
  * time from request to the first `token` event at 1, 50 and 200 concurrent
  * readers, answers per second at 50, errors, the server's peak RSS and the
- * latency of GET /health while readers are chatting.
+ * latency of GET /health and of a GET /metrics scrape while readers are chatting.
  *
  * Targets (issue 3): first token p50 <= 15 ms and p95 <= 50 ms at 50 readers,
  * p95 <= 150 ms at 200, no errors, server memory < 300 MB, /health p95 < 50 ms.
@@ -61,6 +61,8 @@ interface PhaseResult {
   firstTokenMax: number;
   answersPerSecond: number;
   healthP95: number | null;
+  /** Time to scrape GET /metrics (Prometheus text) while the readers are chatting, in ms. */
+  metricsScrape: { p50: number; p95: number; max: number; scrapes: number };
   failures: string[];
   /**
    * CPU time (user + system) spent per answer by each process in this phase. The latencies depend on
@@ -183,6 +185,13 @@ async function ask(url: string, question: string): Promise<AnswerSample> {
   return { firstTokenMs, totalMs: performance.now() - started, ok: failure === undefined, ...(failure ? { failure } : {}) };
 }
 
+/** One Prometheus scrape of GET /metrics, whole body read. */
+async function timeMetricsScrape(url: string): Promise<number> {
+  const started = performance.now();
+  await drain((await request(`${url}/metrics`, 'GET', {})).body);
+  return performance.now() - started;
+}
+
 async function timeHealth(url: string): Promise<number> {
   const started = performance.now();
   await drain((await request(`${url}/health`, 'GET', {})).body);
@@ -234,6 +243,14 @@ async function runPhase(
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   })();
+  // A scrape a second (Prometheus usually scrapes every 15 s; more often here, to have enough samples).
+  const metricsTimes: number[] = [];
+  const metricsPoller = (async () => {
+    while (running) {
+      metricsTimes.push(await timeMetricsScrape(url));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -250,6 +267,7 @@ async function runPhase(
   const elapsedSeconds = (performance.now() - started) / 1000;
   running = false;
   await healthPoller;
+  await metricsPoller;
   const perAnswer = (before: number, after: number) => (after - before) / samples.length;
   const cpuMsPerAnswer = {
     server: perAnswer(cpuBefore.server, processCpuMs(processes.serverPid)),
@@ -267,6 +285,7 @@ async function runPhase(
     firstTokenMax: percentile(firstTokens, 1),
     answersPerSecond: samples.length / elapsedSeconds,
     healthP95: readers > 1 ? percentile(healthTimes, 0.95) : null,
+    metricsScrape: { p50: percentile(metricsTimes, 0.5), p95: percentile(metricsTimes, 0.95), max: percentile(metricsTimes, 1), scrapes: metricsTimes.length },
     failures: [...new Set(failures)].slice(0, 5),
     cpuMsPerAnswer,
     loadAverage: loadavg()[0]!,
@@ -471,6 +490,9 @@ async function main(): Promise<void> {
         if (result.failures.length > 0) log(`        failures: ${result.failures.join('; ')}`);
       }
       log('');
+      for (const result of results) {
+        log(`GET /metrics scrape at ${result.readers} reader(s): p50 ${format(result.metricsScrape.p50)} ms, p95 ${format(result.metricsScrape.p95)} ms, max ${format(result.metricsScrape.max)} ms (${result.metricsScrape.scrapes} scrapes)`);
+      }
       log(`/health p95 idle ${format(percentile(idleHealth, 0.95))} ms; worst under load ${format(healthP95)} ms`);
       log(`server RSS ${format(startRssMb)} MB after start, peak ${format(peakRssMb)} MB`);
       log(`machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadAfter.toFixed(1)} after the run (other processes share these CPUs)`);

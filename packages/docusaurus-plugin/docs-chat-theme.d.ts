@@ -25,6 +25,10 @@ declare module '@theme/ChatPanel' {
     /** A question asked from elsewhere (the search box's "Ask the docs about …"); asked once per `key`. */
     readonly question?: { text: string; key: number } | null;
     readonly fetch?: typeof fetch;
+    /** A shared conversation (the page's `?docs-chat-share=` parameter), shown read-only instead of the reader's own. */
+    readonly sharedId?: string | null;
+    /** Leaves the shared conversation for the reader's own. */
+    readonly onLeaveShared?: () => void;
   }
   export default function ChatPanel(props: Props): ReactNode;
 }

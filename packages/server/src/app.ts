@@ -21,8 +21,11 @@ import { chatRoutes } from './plugins/chat-routes.js';
 import { conversationRoutes } from './plugins/conversation-routes.js';
 import { healthRoutes } from './plugins/health-routes.js';
 import { mcpRoutes } from './plugins/mcp-routes.js';
+import { readerConversationRoutes } from './plugins/reader-conversation-routes.js';
 import { searchRoutes } from './plugins/search-routes.js';
 import { StreamTracker } from './plugins/stream-tracker.js';
+import { metricsRoutes } from './plugins/metrics-routes.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
 import { webhookRoutes } from './plugins/webhook-routes.js';
 import type { GitSyncJob } from './sync/git-sync-job.js';
 
@@ -48,6 +51,8 @@ export interface AppDependencies {
   gitSync?: { job: GitSyncJob; branch: string | undefined };
   /** The server's logger (see `createLogger`). */
   logger: Logger;
+  /** What `GET /metrics` shows; made here when not given (the runtime gives it, to count model retries and ingests too). */
+  metrics?: ServerMetrics;
 }
 
 export async function buildApp(settings: ServerSettings, deps: AppDependencies): Promise<FastifyInstance> {
@@ -67,11 +72,14 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   });
   const streams = new StreamTracker();
   const startedAt = Date.now();
+  const metrics = deps.metrics ?? new ServerMetrics({ modelProvider: deps.chatModel.provider, storeBackend: deps.conversations.backend });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
+    // The route template (/conversations/:id), never the path with its ids; 'unmatched' for unknown paths.
+    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 
@@ -95,7 +103,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
       if (origin === undefined || allowAnyOrigin || allowedOrigins.has(origin)) callback(null, true);
       else callback(new HttpError('origin_not_allowed'), false);
     },
-    methods: ['GET', 'POST', 'OPTIONS'],
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     // mcp-protocol-version: browser-based MCP clients send it on every call after initialize.
     allowedHeaders: ['content-type', 'accept', 'authorization', 'x-request-id', 'mcp-protocol-version'],
     exposedHeaders: [CHAT_PROTOCOL_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
@@ -131,10 +139,18 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     },
     cacheMs: settings.healthCacheMs,
   });
-  await app.register(chatRoutes, { chat, heartbeatMs: settings.heartbeatMs, rateLimit: settings.rateLimit, streams });
+  await app.register(chatRoutes, {
+    chat,
+    heartbeatMs: settings.heartbeatMs,
+    rateLimit: settings.rateLimit,
+    streams,
+    onAnswerFinished: (answer) => metrics.observeAnswer(answer),
+  });
+  await app.register(metricsRoutes, { metrics, token: settings.metricsToken });
   await app.register(searchRoutes, { retrieval: deps.retrieval, rateLimit: settings.rateLimit });
   await app.register(conversationRoutes, { conversations: deps.conversations });
   await app.register(mcpRoutes, { retrieval: deps.retrieval, chat, token: settings.mcp.token, siteUrl: settings.mcp.siteUrl, rateLimit: settings.rateLimit });
+  await app.register(readerConversationRoutes, { conversations: deps.conversations, rateLimit: settings.rateLimit });
   if (settings.adminToken !== undefined && deps.runIngest !== undefined) {
     await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest, gitSync: deps.gitSync?.job });
   }

@@ -23,6 +23,14 @@ describe('the server configuration', () => {
     expect(settings.databaseUrl).toBeUndefined();
     expect(settings.logLevel).toBe('info');
     expect(settings.retrievalCache).toEqual({ maxEntries: 500, ttlMs: 300_000 });
+    expect(settings.conversationRetentionDays).toBeUndefined();
+    expect(settings.metricsToken).toBeUndefined();
+  });
+
+  it('reads the conversation retention in days and the metrics token', () => {
+    const settings = loadServerSettings({ CONVERSATION_RETENTION_DAYS: '90', METRICS_TOKEN: 'metrics-token-0123456789' });
+    expect(settings.conversationRetentionDays).toBe(90);
+    expect(settings.metricsToken).toBe('metrics-token-0123456789');
   });
 
   it('chooses Gemini when GEMINI_API_KEY is set and takes the model and base URL from the environment', () => {
@@ -70,6 +78,9 @@ describe('the server configuration', () => {
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY="maybe" is not valid/],
     [{ HEALTH_CHECK_TIMEOUT_MS: '900' }, /HEALTH_CHECK_TIMEOUT_MS="900"/],
     [{ RETRIEVAL_CACHE_SIZE: '-1' }, /RETRIEVAL_CACHE_SIZE="-1" is not valid: .*0 turns the cache off/],
+    [{ CONVERSATION_RETENTION_DAYS: '0' }, /CONVERSATION_RETENTION_DAYS="0" is not valid: .*between 1 and 36500, or unset it to keep conversations/],
+    [{ CONVERSATION_RETENTION_DAYS: '30d' }, /CONVERSATION_RETENTION_DAYS="30d" is not valid/],
+    [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN is too short.*or unset it to leave \/metrics open/],
   ])('refuses %j with a message naming the variable and the fix', (env, expected) => {
     expect(problemsOf(env)).toMatch(expected);
   });

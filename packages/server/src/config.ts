@@ -50,6 +50,10 @@ export interface ServerSettings {
   retrievalCache: { maxEntries: number; ttlMs: number };
   /** `POST /mcp`: its token and the docs site's address. */
   mcp: McpSettings;
+  /** Conversations idle for longer are removed by a sweep; undefined keeps them until their reader deletes them. */
+  conversationRetentionDays: number | undefined;
+  /** When set, `GET /metrics` asks for "Authorization: Bearer <METRICS_TOKEN>". */
+  metricsToken: string | undefined;
 }
 
 export const DEFAULT_SERVER_SETTINGS = {
@@ -201,6 +205,17 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
   };
 
   const mcp = readMcpSettings(read, problems);
+  const rawRetention = read('CONVERSATION_RETENTION_DAYS');
+  let conversationRetentionDays: number | undefined;
+  if (rawRetention !== undefined) {
+    if (/^\d+$/.test(rawRetention) && Number(rawRetention) >= 1 && Number(rawRetention) <= 36_500) conversationRetentionDays = Number(rawRetention);
+    else problems.push(`CONVERSATION_RETENTION_DAYS="${rawRetention}" is not valid: set it to a whole number of days between 1 and 36500, or unset it to keep conversations until their readers delete them.`);
+  }
+
+  const metricsToken = read('METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < DEFAULT_SERVER_SETTINGS.adminTokenMinLength) {
+    problems.push(`METRICS_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to leave /metrics open.`);
+  }
 
   if (problems.length > 0) {
     throw new DocsChatError('config_invalid', `The server configuration is invalid:\n  - ${problems.join('\n  - ')}`, {
@@ -225,6 +240,8 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     trustProxy,
     retrievalCache,
     mcp,
+    conversationRetentionDays,
+    metricsToken,
   };
 }
 

@@ -17,11 +17,15 @@ export const HTTP_ERRORS = {
   },
   route_not_found: {
     status: 404,
-    message: 'No such endpoint. Available: POST /chat, GET /conversations/:id, POST /feedback, GET /search, GET /health.',
+    message: 'No such endpoint. Available: POST /chat, GET and DELETE /conversations/:id, GET /conversations/:id/export, POST /conversations/:id/share, GET /shared/:shareId, POST /feedback, GET /search, GET /health.',
   },
   conversation_not_found: {
     status: 404,
     message: 'No conversation has this id; start a new one by leaving out "conversation_id".',
+  },
+  share_not_found: {
+    status: 404,
+    message: 'This shared conversation does not exist or was deleted; ask whoever shared it for a new link.',
   },
   message_not_found: { status: 404, message: 'No answer has this "message_id"; take it from the "meta" event of an answer.' },
   signature_invalid: {

@@ -12,8 +12,11 @@ import { siteOptionsFrom } from './commands/site-options.js';
 import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
 import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
+import { startConversationRetention } from './chat/conversation-retention.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
 import type { ServerConfig } from './config.js';
-import { type ConversationStore, createConversationStore } from './conversations/conversation-store.js';
+import type { ConversationStore } from './conversations/conversation-store.js';
+import { createConversationStore } from './conversations/create-conversation-store.js';
 import type { OpenedRetrieval, RunIngest } from './core-api.js';
 import type { LlmCheck } from './health/health-check.js';
 import { type ChatModel, isLlmError } from './llm/chat-model.js';
@@ -55,14 +58,20 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     const cached = (retriever: OpenedRetrieval['retriever']) => withRetrievalCache(retriever, config.server.retrievalCache);
     const retrieval: OpenRetrieval = { retriever: cached(opened.retriever), store: opened.store, embedder: opened.embedder };
 
+    const metrics = new ServerMetrics({
+      modelProvider: config.server.llm.provider,
+      storeBackend: options.conversationStore?.backend ?? (config.server.databaseUrl ? 'postgres' : 'pglite'),
+    });
     const chatModel = createChatModel({
       provider: config.server.llm.provider,
       model: config.server.llm.model,
       ...(config.server.llm.apiKey ? { apiKey: config.server.llm.apiKey } : {}),
       ...(config.server.llm.baseUrl ? { baseUrl: config.server.llm.baseUrl } : {}),
       timeoutMs: config.server.llm.timeoutMs,
-      onRetry: ({ attempt, delayMs, error }) =>
-        logger.warn({ attempt, delayMs, code: error.code, status: error.status }, 'the chat model failed; retrying'),
+      onRetry: ({ attempt, delayMs, error }) => {
+        metrics.observeModelRetry(error.code);
+        logger.warn({ attempt, delayMs, code: error.code, status: error.status }, 'the chat model failed; retrying');
+      },
     });
     const llmCheck = await checkChatModel(chatModel, logger);
 
@@ -72,7 +81,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       ...(config.server.databaseUrl ? { databaseUrl: config.server.databaseUrl } : {}),
         dataDir: config.core.dataDir,
       }));
-    const conversations = new ConversationGateway(store, logger);
+    const conversations = new ConversationGateway(store, logger, undefined, { onUnavailable: () => metrics.observeStoreFailure() });
     if (!options.conversationStore) cleanups.push(() => conversations.close());
     await conversations.migrate();
 
@@ -93,20 +102,34 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       const site = config.core.site
         ? await readSiteLayout(await siteOptionsFrom({ site: config.core.site.dir, ...(config.core.site.configFile !== undefined ? { 'site-config': config.core.site.configFile } : {}) }))
         : undefined;
-      const report = await runIngest(config.core, { ...ingestOptions, ...(site ? { site } : {}) });
-      if (!ingestOptions.dryRun) await reload();
-      return report;
+      const options = { ...ingestOptions, ...(site ? { site } : {}) };
+      // A dry run changes nothing, so it is not an ingest run for the metrics.
+      if (ingestOptions.dryRun) return runIngest(config.core, options);
+      return metrics.timeIngest(
+        'admin',
+        async () => {
+          const report = await runIngest(config.core, options);
+          await reload();
+          return report;
+        },
+        (report) => report.chunks.total,
+      );
     };
     // The git sync runs as a background job (GIT_URL set); the index is reopened after each successful run.
     const recorded = config.core.git ? ((await opened.store.readMeta())?.extra?.['gitSync'] as { commit?: unknown } | undefined) : undefined;
     const gitSync = config.core.git
       ? {
           job: new GitSyncJob(
-            async ({ onProgress }) => {
-              const report = await runGitIngest(config.core, { onProgress });
-              await reload();
-              return report;
-            },
+            ({ onProgress }) =>
+              metrics.timeIngest(
+                'git',
+                async () => {
+                  const report = await runGitIngest(config.core, { onProgress });
+                  await reload();
+                  return report;
+                },
+                (report) => report.chunks.total,
+              ),
             logger,
             typeof recorded?.commit === 'string' ? recorded.commit : null,
           ),
@@ -125,8 +148,13 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       runIngest: ingestAndReload,
       ...(gitSync ? { gitSync } : {}),
       logger,
+      metrics,
     });
     cleanups.push(() => app.close());
+    if (config.server.conversationRetentionDays !== undefined) {
+      const retention = startConversationRetention({ retentionDays: config.server.conversationRetentionDays, conversations, logger });
+      cleanups.push(async () => retention.stop());
+    }
     const url = await app.listen({ port: config.server.port, host: config.server.host });
     logger.info(
       {
@@ -136,6 +164,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         conversations: conversations.backend,
         llm: { provider: chatModel.provider, model: chatModel.model, status: llmCheck.status },
         adminRoutes: config.server.adminToken !== undefined,
+        conversationRetentionDays: config.server.conversationRetentionDays ?? 'unlimited',
       },
       'docs-chat server ready',
     );

@@ -1,6 +1,7 @@
 import type { FinishReason, SourceRef } from '@docs-chat/core/protocol';
 import { ChatClientError, errorFromResponse, isAbortError } from './chat-errors.js';
 import type { FetchFunction } from './stream-client.js';
+import { isShareId } from './share-link.js';
 
 /** One stored message as `GET /conversations/:id` returns it. */
 export interface StoredConversationMessage {
@@ -80,4 +81,56 @@ export async function sendFeedback(
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(feedback),
   });
+}
+
+/** Where `GET /conversations/:id/export` serves the Markdown file, with links made absolute against the docs site. */
+export function exportUrl(serverUrl: string, conversationId: string, siteUrl?: string): string {
+  const query = new URLSearchParams({ format: 'md' });
+  if (siteUrl !== undefined) query.set('site_url', siteUrl);
+  return `${serverUrl}/conversations/${encodeURIComponent(conversationId)}/export?${query.toString()}`;
+}
+
+/** Creates a read-only share of a conversation through `POST /conversations/:id/share`; resolves to the share id. */
+export async function shareConversation(serverUrl: string, conversationId: string, options: { fetch?: FetchFunction } = {}): Promise<string> {
+  const response = await request(options.fetch ?? fetch, `${serverUrl}/conversations/${encodeURIComponent(conversationId)}/share`, {
+    method: 'POST',
+    headers: { accept: 'application/json' },
+  });
+  const body = (await response.json()) as { share_id?: unknown };
+  if (typeof body.share_id !== 'string' || !isShareId(body.share_id)) {
+    throw new ChatClientError('protocol', 'The server sent a share in an unexpected shape.', { retryable: false });
+  }
+  return body.share_id;
+}
+
+/** Deletes a conversation (and its shares) through `DELETE /conversations/:id`. */
+export async function deleteConversation(serverUrl: string, conversationId: string, options: { fetch?: FetchFunction } = {}): Promise<void> {
+  await request(options.fetch ?? fetch, `${serverUrl}/conversations/${encodeURIComponent(conversationId)}`, {
+    method: 'DELETE',
+    headers: { accept: 'application/json' },
+  });
+}
+
+/**
+ * Loads a shared conversation through `GET /shared/:shareId`. It carries no ids, so its messages get
+ * local ones and cannot be rated; a deleted or unknown share rejects with kind 'not_found'.
+ */
+export async function fetchSharedConversation(
+  serverUrl: string,
+  shareId: string,
+  options: { signal?: AbortSignal; fetch?: FetchFunction } = {},
+): Promise<StoredConversation> {
+  const response = await request(options.fetch ?? fetch, `${serverUrl}/shared/${encodeURIComponent(shareId)}`, {
+    headers: { accept: 'application/json' },
+    signal: options.signal ?? null,
+  });
+  const body = (await response.json()) as { created_at?: unknown; messages?: unknown };
+  if (!Array.isArray(body.messages)) {
+    throw new ChatClientError('protocol', 'The server sent a shared conversation in an unexpected shape.', { retryable: false });
+  }
+  const messages = body.messages
+    .map((message: unknown, index) => ({ ...(message as object), id: `shared-${index}` }))
+    .filter(isStoredMessage)
+    .map(({ rating: _rating, ...message }) => ({ ...message, sources: Array.isArray(message.sources) ? message.sources : [] }));
+  return { id: `shared-${shareId}`, created_at: String(body.created_at ?? ''), messages };
 }

@@ -1,6 +1,15 @@
 /** The chat logic under the widget: transport, state and hooks. Knows nothing of Docusaurus. */
 export { streamChat, type StreamChatOptions, type StreamOutcome, type FetchFunction } from './stream-client.js';
-export { fetchConversation, sendFeedback, type StoredConversation, type StoredConversationMessage, type FeedbackRating } from './conversation-api.js';
+export {
+  fetchConversation,
+  sendFeedback,
+  shareConversation,
+  deleteConversation,
+  fetchSharedConversation,
+  exportUrl,
+  type StoredConversation, type StoredConversationMessage, type FeedbackRating } from './conversation-api.js';
+export { shareLink, shareIdFromLocation, isShareId, SHARE_PARAMETER } from './share-link.js';
+export { useSharedConversation, type SharedConversationState } from './use-shared-conversation.js';
 export { ChatClientError, type ChatErrorKind } from './chat-errors.js';
 export { chatReducer, initialChatState, type ChatState, type ChatMessage, type ChatAction, type ChatErrorState, type SentQuestion } from './chat-state.js';
 export { useChat, type UseChat, type UseChatOptions } from './use-chat.js';

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION } from '@docs-chat/core/protocol';
 
@@ -35,6 +36,8 @@ export interface ChatTestServer {
   /** Answers for the next POST /chat requests, in order (the last one repeats). */
   answerChatWith(...answers: ScriptedChatAnswer[]): void;
   conversations: Map<string, unknown>;
+  /** Share id -> conversation id, as `POST /conversations/:id/share` made them. */
+  shares: Map<string, string>;
   feedbackStatus: number;
   /** Resolves when the server saw a client close a held-open stream. */
   nextDisconnect(): Promise<void>;
@@ -60,12 +63,18 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   }
 }
 
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startChatTestServer(): Promise<ChatTestServer> {
   let answers: ScriptedChatAnswer[] = [];
   const requests: RecordedRequest[] = [];
   const conversations = new Map<string, unknown>();
+  const shares = new Map<string, string>();
   const disconnectWaiters: (() => void)[] = [];
   const openResponses = new Set<ServerResponse>();
   const state = { feedbackStatus: 201 };
@@ -116,6 +125,32 @@ export async function startChatTestServer(): Promise<ChatTestServer> {
         response.end(JSON.stringify(stored ?? { error: { code: 'conversation_not_found', message: 'No conversation has this id.' } }));
         return;
       }
+      // Sharing and deleting, as the real server: a share shows the messages without ids; deleting removes the shares.
+      const share = /^\/conversations\/([^/]+)\/share$/.exec(request.url ?? '');
+      if (request.method === 'POST' && share) {
+        const id = decodeURIComponent(share[1] ?? '');
+        if (!conversations.has(id)) return sendJson(response, 404, { error: { code: 'conversation_not_found', message: 'No conversation has this id.' } });
+        const shareId = randomBytes(24).toString('base64url');
+        shares.set(shareId, id);
+        return sendJson(response, 201, { share_id: shareId, path: `/shared/${shareId}` });
+      }
+      const sharedView = /^\/shared\/([^/]+)$/.exec(request.url ?? '');
+      if (request.method === 'GET' && sharedView) {
+        const stored = conversations.get(shares.get(decodeURIComponent(sharedView[1] ?? '')) ?? '') as { created_at: string; messages: Record<string, unknown>[] } | undefined;
+        if (!stored) return sendJson(response, 404, { error: { code: 'share_not_found', message: 'This shared conversation does not exist or was deleted.' } });
+        return sendJson(response, 200, {
+          created_at: stored.created_at,
+          messages: stored.messages.map(({ role, content, sources, status, created_at }) => ({ role, content, sources, status, created_at })),
+        });
+      }
+      if (request.method === 'DELETE' && conversation) {
+        const id = decodeURIComponent(conversation[1] ?? '');
+        if (!conversations.delete(id)) return sendJson(response, 404, { error: { code: 'conversation_not_found', message: 'No conversation has this id.' } });
+        for (const [shareId, target] of shares) if (target === id) shares.delete(shareId);
+        response.writeHead(204);
+        response.end();
+        return;
+      }
       if (request.method === 'POST' && request.url === '/feedback') {
         // As the real server: 201 for a rating stored, 200 for a rating taken back (`rating: null`).
         const feedback = (body ?? {}) as { message_id?: string; rating?: string | null };
@@ -141,6 +176,7 @@ export async function startChatTestServer(): Promise<ChatTestServer> {
     url: `http://127.0.0.1:${port}`,
     requests,
     conversations,
+    shares,
     get feedbackStatus() {
       return state.feedbackStatus;
     },

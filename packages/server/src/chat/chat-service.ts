@@ -87,6 +87,8 @@ export interface ChatMetrics {
   finishReason?: FinishReason;
   persisted?: boolean;
   usage?: TokenUsage | null;
+  /** The model failure's code, when the model failed (e.g. llm_unavailable). */
+  modelError?: string;
 }
 
 interface Turn {
@@ -364,6 +366,7 @@ export class ChatService {
         status = 'error';
         finishReason = 'error';
         failure = modelErrorEvent(error);
+        turn.metrics.modelError = isLlmError(error) ? error.code : 'unexpected';
         turn.logger.error({ err: describeError(error), partialAnswerChars: text.length }, 'the chat model failed');
       }
     }

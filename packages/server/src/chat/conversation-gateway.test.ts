@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { MetaEvent } from '@docs-chat/core/protocol';
-import { createConversationStore } from '../conversations/conversation-store.js';
+import { createConversationStore } from '../conversations/create-conversation-store.js';
 import { createTestSchema, findTestPostgres, NO_TEST_POSTGRES_REASON, type TestSchema } from '../conversations/test-postgres.js';
 import type { HealthReport } from '../health/health-check.js';
 import { createTestIndex, eventually, postChat, startTestServer, type TestIndex } from '../testing/test-server.js';

@@ -28,6 +28,8 @@ export class ConversationGateway {
     readonly store: ConversationStore,
     private readonly logger: ServerLogger,
     private readonly operationTimeoutMs = DEFAULT_OPERATION_TIMEOUT_MS,
+    /** Told of each operation that failed because the database was unreachable (for the metrics). */
+    private readonly hooks: { onUnavailable?: () => void } = {},
   ) {}
 
   get backend(): ConversationStore['backend'] {
@@ -46,11 +48,13 @@ export class ConversationGateway {
   }
 
   async run<T>(operation: (store: ConversationStore) => Promise<T>): Promise<T> {
-    await this.ensureMigrated(false);
     try {
+      await this.ensureMigrated(false);
       return await withDeadline(operation(this.store), this.operationTimeoutMs);
     } catch (error) {
-      throw asUnavailable(error);
+      const failure = asUnavailable(error);
+      if (failure instanceof ConversationStoreUnavailableError) this.hooks.onUnavailable?.();
+      throw failure;
     }
   }
 

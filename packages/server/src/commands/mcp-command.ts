@@ -13,7 +13,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ChatService } from '../chat/chat-service.js';
 import { ConversationGateway } from '../chat/conversation-gateway.js';
 import { loadConfig, loadDotEnvFile } from '../config.js';
-import { createConversationStore, type ConversationStore } from '../conversations/conversation-store.js';
+import type { ConversationStore } from '../conversations/conversation-store.js';
+import { createConversationStore } from '../conversations/create-conversation-store.js';
 import { assembleContext, countTokens, openRetrieval } from '../core-api.js';
 import { createChatModel } from '../llm/create-chat-model.js';
 import { createLogger } from '../logging.js';

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import type { SourceRef } from '@docs-chat/core/protocol';
 import type { ConversationStore } from './conversation-store.js';
-import { ConversationStoreUnavailableError, createConversationStore } from './conversation-store.js';
+import { ConversationStoreUnavailableError } from './conversation-store.js';
+import { createConversationStore } from './create-conversation-store.js';
 import { openPgliteDatabase, pgliteConversationStore } from './pglite-conversation-store.js';
 import { createTestSchema, findTestPostgres, NO_TEST_POSTGRES_REASON } from './test-postgres.js';
 
@@ -98,7 +99,7 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     const conversation = await store.getConversation(conversationId);
     expect(conversation?.messages.map((message) => message.content)).toEqual(['kept across migrations']);
     const versions = await subject.execute<{ version: number }>('select version from schema_migrations order by version');
-    expect(versions.map((row) => Number(row.version))).toEqual([1]);
+    expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
   });
 
   it('returns a conversation with its messages in the order they were written', async () => {
@@ -342,6 +343,54 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     expect(error).not.toBeInstanceOf(ConversationStoreUnavailableError);
     expect((error as { code?: string }).code).toBe('23503');
     await expect(subject.execute('select id from messages where id = $1', [questionId])).resolves.toEqual([]);
+  });
+
+  it('deletes a conversation with its messages, ratings and shares, and says so only the first time', async () => {
+    const { conversationId, ids } = await conversationWith([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'a' },
+    ]);
+    await store.addFeedback({ messageId: ids[1] as string, rating: 'up' });
+    const shareId = `share-${randomUUID()}`;
+    await expect(store.createShare(conversationId, shareId)).resolves.toBe(true);
+    await expect(store.deleteConversation(conversationId)).resolves.toBe(true);
+    await expect(store.getConversation(conversationId)).resolves.toBeNull();
+    await expect(store.getSharedConversation(shareId)).resolves.toBeNull();
+    await expect(subject.execute('select id from messages where conversation_id = $1', [conversationId])).resolves.toEqual([]);
+    await expect(subject.execute('select message_id from feedback where message_id = $1', [ids[1]])).resolves.toEqual([]);
+    await expect(subject.execute('select id from conversation_shares where id = $1', [shareId])).resolves.toEqual([]);
+    await expect(store.deleteConversation(conversationId)).resolves.toBe(false);
+    await expect(store.deleteConversation('not-a-uuid')).resolves.toBe(false);
+  });
+
+  it('opens a shared conversation by its share id, and refuses a share of a conversation that does not exist', async () => {
+    const { conversationId } = await conversationWith([
+      { role: 'user', content: 'shared question' },
+      { role: 'assistant', content: 'shared answer' },
+    ]);
+    const shareId = `share-${randomUUID()}`;
+    await store.createShare(conversationId, shareId);
+    const shared = await store.getSharedConversation(shareId);
+    expect(shared?.messages.map((message) => message.content)).toEqual(['shared question', 'shared answer']);
+    await expect(store.getSharedConversation('no-such-share')).resolves.toBeNull();
+    await expect(store.createShare(randomUUID(), `share-${randomUUID()}`)).resolves.toBe(false);
+    await expect(store.createShare('not-a-uuid', `share-${randomUUID()}`)).resolves.toBe(false);
+  });
+
+  it('removes the conversations idle since before the cutoff, keeping one started long ago but written to since', async () => {
+    const idle = await conversationWith([{ role: 'user', content: 'old and idle' }]);
+    const active = await conversationWith([{ role: 'user', content: 'old but still going' }]);
+    const recent = await conversationWith([{ role: 'user', content: 'new' }]);
+    const longAgo = '2020-01-01T00:00:00Z';
+    await subject.execute('update conversations set created_at = $1 where id = any($2::uuid[])', [longAgo, [idle.conversationId, active.conversationId]]);
+    await subject.execute('update messages set created_at = $1, updated_at = $1 where conversation_id = $2', [longAgo, idle.conversationId]);
+    const cutoff = new Date('2021-01-01T00:00:00Z');
+    let removed = 0;
+    for (let batch = await store.deleteConversationsOlderThan(cutoff, 1); batch > 0; batch = await store.deleteConversationsOlderThan(cutoff, 1)) removed += batch;
+    expect(removed).toBe(1);
+    await expect(store.conversationExists(idle.conversationId)).resolves.toBe(false);
+    await expect(store.conversationExists(active.conversationId)).resolves.toBe(true);
+    await expect(store.conversationExists(recent.conversationId)).resolves.toBe(true);
   });
 
   it('answers a ping while the database is up', async () => {

@@ -1,9 +1,10 @@
 /**
  * Where conversations, their messages and the readers' feedback are kept.
  *
- * One interface, two implementations chosen from configuration: Postgres through
- * the `postgres` driver when DATABASE_URL is set, else embedded PGlite under
- * DATA_DIR. Both run the same SQL (see `migrations.ts`).
+ * One interface, two implementations chosen from configuration (see
+ * `create-conversation-store.ts`): Postgres through the `postgres` driver when
+ * DATABASE_URL is set, else embedded PGlite under DATA_DIR. Both run the same
+ * SQL (see `migrations.ts`).
  */
 import type { ChatMode, FinishReason, SourceRef, TokenUsage } from '@docs-chat/core/protocol';
 
@@ -96,6 +97,17 @@ export interface ConversationStore {
    * message; a null rating removes it ('stored' also when there was none: the outcome the reader wants holds).
    */
   addFeedback(feedback: NewFeedback): Promise<'stored' | 'unknown_message'>;
+  /** Removes a conversation with its messages, feedback and shares; false when there was none. */
+  deleteConversation(id: string): Promise<boolean>;
+  /** Records a share id (made by the caller, unguessable) for a conversation; false when the conversation does not exist. */
+  createShare(conversationId: string, shareId: string): Promise<boolean>;
+  /** The conversation a share id points at; null when the share or its conversation is gone. */
+  getSharedConversation(shareId: string): Promise<StoredConversation | null>;
+  /**
+   * Removes up to `limit` conversations started before `cutoff` with no message written since, with all that
+   * belongs to them; returns how many (call again while it returns `limit`).
+   */
+  deleteConversationsOlderThan(cutoff: Date, limit: number): Promise<number>;
   /** Resolves when the database answers within timeoutMs; rejects otherwise. */
   ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -124,22 +136,4 @@ export interface ConversationStoreOptions {
   queryTimeoutMs?: number;
   /** Postgres only: seconds to wait for a connection (default 5, or `connect_timeout` in the URL). */
   connectTimeoutSeconds?: number;
-}
-
-/** databaseUrl set -> postgres driver; else PGlite under `${dataDir}/conversations` ('memory://' when dataDir is ':memory:'). */
-export async function createConversationStore(options: ConversationStoreOptions): Promise<ConversationStore> {
-  // Loaded on demand so a Postgres deployment never loads the PGlite WebAssembly, and the reverse.
-  if (options.databaseUrl) {
-    const { createPostgresConversationStore } = await import('./postgres-conversation-store.js');
-    return createPostgresConversationStore({
-      databaseUrl: options.databaseUrl,
-      ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
-      ...(options.connectTimeoutSeconds === undefined ? {} : { connectTimeoutSeconds: options.connectTimeoutSeconds }),
-    });
-  }
-  const { createPgliteConversationStore } = await import('./pglite-conversation-store.js');
-  return createPgliteConversationStore({
-    dataDir: options.dataDir,
-    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
-  });
 }

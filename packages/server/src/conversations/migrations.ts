@@ -47,6 +47,22 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'conversation shares and retention',
+    statements: [
+      // A share id is a random token of its own (never the conversation id), so a shared link gives
+      // read access only: whoever holds it cannot continue, rate or delete the conversation.
+      `create table if not exists conversation_shares (
+        id text primary key,
+        conversation_id uuid not null references conversations (id) on delete cascade,
+        created_at timestamptz not null default now()
+      )`,
+      `create index if not exists conversation_shares_conversation_idx on conversation_shares (conversation_id)`,
+      // The retention sweep looks at conversations older than the cutoff first, then at their latest message.
+      `create index if not exists conversations_created_idx on conversations (created_at)`,
+    ],
+  },
 ];
 
 // Same key on every replica so that two servers starting together migrate one after the other.

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConversationStoreUnavailableError, createConversationStore } from './conversation-store.js';
+import { ConversationStoreUnavailableError } from './conversation-store.js';
+import { createConversationStore } from './create-conversation-store.js';
 
 describe('the embedded PGlite conversation store', () => {
   let dataDir: string;

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, Socket } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
-import { ConversationStoreUnavailableError, createConversationStore } from './conversation-store.js';
+import { ConversationStoreUnavailableError } from './conversation-store.js';
+import { createConversationStore } from './create-conversation-store.js';
 import { createTestSchema, findTestPostgres, NO_TEST_POSTGRES_REASON } from './test-postgres.js';
 
 function listen(server: Server, port = 0): Promise<number> {

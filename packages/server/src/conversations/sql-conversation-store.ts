@@ -252,6 +252,53 @@ export class SqlConversationStore implements ConversationStore {
     return rows.length > 0 ? 'stored' : 'unknown_message';
   }
 
+  async deleteConversation(id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    // Messages, feedback and shares go with it (on delete cascade).
+    const rows = await this.#run('delete conversation', (client) =>
+      client.query('delete from conversations where id = $1::uuid returning id', [id]),
+    );
+    return rows.length > 0;
+  }
+
+  async createShare(conversationId: string, shareId: string): Promise<boolean> {
+    if (!isUuid(conversationId)) return false;
+    const rows = await this.#run('create share', (client) =>
+      client.query(
+        `insert into conversation_shares (id, conversation_id)
+         select $2, id from conversations where id = $1::uuid
+         returning id`,
+        [conversationId, shareId],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  async getSharedConversation(shareId: string): Promise<StoredConversation | null> {
+    const rows = await this.#run('read share', (client) =>
+      client.query<{ conversation_id: string }>('select conversation_id from conversation_shares where id = $1', [shareId]),
+    );
+    const conversationId = rows[0]?.conversation_id;
+    return conversationId === undefined ? null : this.getConversation(conversationId);
+  }
+
+  async deleteConversationsOlderThan(cutoff: Date, limit: number): Promise<number> {
+    // A conversation is old when it was started before the cutoff and nothing was written to it since.
+    // At most `limit` per statement, so a first sweep over a large table never outlasts the query timeout.
+    const rows = await this.#run('delete old conversations', (client) =>
+      client.query(
+        `delete from conversations where id in (
+           select c.id from conversations c
+            where c.created_at < $1::timestamptz
+              and not exists (select 1 from messages m where m.conversation_id = c.id and m.updated_at >= $1::timestamptz)
+            limit $2)
+          returning id`,
+        [cutoff.toISOString(), limit],
+      ),
+    );
+    return rows.length;
+  }
+
   async ping(timeoutMs: number): Promise<void> {
     await this.#run('ping', (client) => client.query('select 1 as ok'), timeoutMs);
   }

@@ -12,12 +12,13 @@ import {
   validateChatRequest,
   type AnswerScope,
   type ChatJsonResponse,
+  type ChatMode,
   type ChatStreamEvent,
   type ErrorEvent,
   type FinishReason,
   type SourceRef,
 } from '@docs-chat/core/protocol';
-import type { ChatService } from '../chat/chat-service.js';
+import type { ChatMetrics, ChatService } from '../chat/chat-service.js';
 import { describeError } from '../chat/conversation-gateway.js';
 import { HttpError, type HttpErrorCode } from '../http-errors.js';
 import { answerAbortSignal } from './client-disconnect.js';
@@ -29,6 +30,8 @@ export interface ChatRoutesOptions {
   heartbeatMs: number;
   rateLimit: { max: number; windowMs: number };
   streams: StreamTracker;
+  /** Told of each answer once it ended (for the metrics). */
+  onAnswerFinished?: (answer: ChatMetrics & { mode: ChatMode; durationMs: number }) => void;
 }
 
 export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, options) => {
@@ -52,10 +55,12 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
 
       const startedAt = performance.now();
       const logFinished = (): void => {
+        const durationMs = Math.round(performance.now() - startedAt);
         request.log.info(
-          { conversationId: started.conversationId, messageId: started.messageId, durationMs: Math.round(performance.now() - startedAt), ...started.metrics },
+          { conversationId: started.conversationId, messageId: started.messageId, durationMs, ...started.metrics },
           'chat answer finished',
         );
+        options.onAnswerFinished?.({ ...started.metrics, mode: started.mode, durationMs });
       };
 
       if (prefersJson(request)) {

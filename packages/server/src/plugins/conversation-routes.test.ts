@@ -1,6 +1,6 @@
 import type { MetaEvent } from '@docs-chat/core/protocol';
 import type { ConversationStore } from '../conversations/conversation-store.js';
-import { createConversationStore } from '../conversations/conversation-store.js';
+import { createConversationStore } from '../conversations/create-conversation-store.js';
 import { createTestSchema, findTestPostgres, NO_TEST_POSTGRES_REASON, type TestSchema } from '../conversations/test-postgres.js';
 import { answerText, createTestIndex, postChat, startTestServer, type TestIndex, type TestServer } from '../testing/test-server.js';
 import type { ConversationBody } from './conversation-routes.js';

@@ -91,7 +91,8 @@ function validateFeedback(body: unknown): NewFeedback {
   return feedback;
 }
 
-async function unavailableAs503<T>(work: Promise<T>): Promise<T> {
+/** A database outage becomes the 503 that tells the reader to try again shortly. */
+export async function unavailableAs503<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {

@@ -14,7 +14,7 @@ import { createChatStreamParser, type ChatStreamEvent } from '@docs-chat/core/pr
 import { startGeminiStandIn, type GeminiStandIn } from '@docs-chat/stand-ins';
 import { loadConfig } from '../config.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
-import { createConversationStore } from '../conversations/conversation-store.js';
+import { createConversationStore } from '../conversations/create-conversation-store.js';
 import { startServer, type RunningServer } from '../server-runtime.js';
 
 export const FIXTURE_DOCS_DIR = fileURLToPath(new URL('../__fixtures__/docs/', import.meta.url));

@@ -4,7 +4,10 @@ import type { DocsChatSettings } from '../../client-settings/docs-chat-settings.
 import type { ChatErrorState, ChatState } from '../../chat-client/chat-state.js';
 import { markdownToPlainText } from '../../chat-client/markdown/parse-markdown.js';
 import { prepareSelection } from '../../chat-client/token-estimate.js';
+import { deleteConversation, exportUrl, shareConversation } from '../../chat-client/conversation-api.js';
+import { shareLink } from '../../chat-client/share-link.js';
 import { useChat } from '../../chat-client/use-chat.js';
+import { useSharedConversation, type SharedConversationState } from '../../chat-client/use-shared-conversation.js';
 import { useConversationPersistence } from '../../chat-client/use-conversation-persistence.js';
 import type { FetchFunction } from '../../chat-client/stream-client.js';
 import { focusTargetAfterNavigation } from '../../theme-support/focus-after-navigation.js';
@@ -17,6 +20,7 @@ import OfflineAnswer from '@theme/OfflineAnswer';
 import PanelSearch from '@theme/PanelSearch';
 import SelectionMode from '@theme/SelectionMode';
 import hidden from '../../theme-support/visually-hidden.module.css';
+import { ConversationMenu } from './conversation-menu.js';
 import styles from './styles.module.css';
 import { useReaderScope } from '../../theme-support/use-reader-scope.js';
 
@@ -32,6 +36,10 @@ export interface Props {
   readonly question?: { text: string; key: number } | null;
   /** For tests; the browser's fetch otherwise. */
   readonly fetch?: FetchFunction;
+  /** A conversation someone shared (the page's `?docs-chat-share=` parameter): shown read-only instead of the reader's own. */
+  readonly sharedId?: string | null;
+  /** Leaves the shared conversation for the reader's own. */
+  readonly onLeaveShared?: () => void;
 }
 
 function errorText(error: ChatErrorState): string {
@@ -88,7 +96,7 @@ export interface CloseOptions {
 }
 
 /** The side panel, loaded on first use: it owns the conversation. */
-export default function ChatPanel({ open, onClose, settings, selection, onExitSelection, question, fetch: fetchImpl }: Props): ReactNode {
+export default function ChatPanel({ open, onClose, settings, selection, onExitSelection, question, fetch: fetchImpl, sharedId = null, onLeaveShared }: Props): ReactNode {
   const titleId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
   const getScope = useReaderScope();
@@ -182,6 +190,53 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
     [layout, onClose],
   );
 
+  // What the reader did with the conversation (copied, deleted, failed), read out politely.
+  const [actionNotice, setActionNotice] = useState('');
+  // The link, shown to copy by hand, when the clipboard cannot be written.
+  const [manualShareLink, setManualShareLink] = useState<string | null>(null);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const shared = useSharedConversation(settings.serverUrl, sharedId, fetchImpl);
+  const conversationId = state.conversationId;
+
+  const share = async (): Promise<void> => {
+    if (conversationId === null) return;
+    setManualShareLink(null);
+    let link: string;
+    try {
+      link = shareLink(window.location.href, await shareConversation(settings.serverUrl, conversationId, fetchImpl ? { fetch: fetchImpl } : {}));
+    } catch {
+      setActionNotice(translate({ id: 'docsChat.share.failed', message: 'The share link could not be created. Try again in a moment.', description: 'Shown when creating a share link failed' }));
+      return;
+    }
+    try {
+      await navigator.clipboard.writeText(link);
+      setActionNotice(
+        translate({ id: 'docsChat.share.copied', message: 'Share link copied. Anyone with the link can read this conversation, but not continue or delete it.', description: 'Shown when the share link was copied' }),
+      );
+    } catch {
+      setManualShareLink(link);
+      setActionNotice(translate({ id: 'docsChat.share.copyByHand', message: 'Copy the share link below.', description: 'Shown when the clipboard cannot be written' }));
+    }
+  };
+
+  const confirmDelete = async (): Promise<void> => {
+    if (conversationId === null) return;
+    try {
+      await deleteConversation(settings.serverUrl, conversationId, fetchImpl ? { fetch: fetchImpl } : {});
+    } catch {
+      setConfirmingDelete(false);
+      setActionNotice(translate({ id: 'docsChat.delete.failed', message: 'The conversation could not be deleted. Try again in a moment.', description: 'Shown when deleting failed' }));
+      return;
+    }
+    setConfirmingDelete(false);
+    setManualShareLink(null);
+    setResumeDecided(true);
+    chat.startNew();
+    clear();
+    setActionNotice(translate({ id: 'docsChat.delete.done', message: 'Conversation deleted.', description: 'Shown after the conversation was deleted' }));
+    focusQuestionBox();
+  };
+
   const handleKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
     if (event.key === 'Escape' && !event.defaultPrevented) {
       event.preventDefault();
@@ -229,7 +284,15 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
           <button type="button" className={styles.iconButton} aria-pressed={mode === 'search'} onClick={() => setMode(mode === 'search' ? 'chat' : 'search')}>
             {translate({ id: 'docsChat.panel.searchMode', message: 'Search', description: 'Toggle button that shows search results in the panel instead of the chat' })}
           </button>
-          {state.messages.length > 0 && (
+          {sharedId === null && conversationId !== null && state.persisted && (
+            <ConversationMenu
+              exportHref={exportUrl(settings.serverUrl, conversationId, typeof window === 'undefined' ? undefined : window.location.origin)}
+              onShare={() => void share()}
+              onDelete={() => setConfirmingDelete(true)}
+              disabled={state.status !== 'idle'}
+            />
+          )}
+          {sharedId === null && state.messages.length > 0 && (
             <button type="button" className={styles.iconButton} onClick={startNew} disabled={state.status === 'streaming'}>
               {translate({ id: 'docsChat.panel.newConversation', message: 'New chat', description: 'Button that starts a new conversation' })}
             </button>
@@ -257,6 +320,21 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
         onNavigate={navigate}
         {...(fetchImpl ? { fetch: fetchImpl } : {})}
       />
+
+      {sharedId !== null ? (
+        <SharedView state={shared} onLeave={onLeaveShared} onNavigate={navigate} />
+      ) : (
+      <>
+      {confirmingDelete && (
+        <DeleteConfirmation onConfirm={() => void confirmDelete()} onCancel={() => setConfirmingDelete(false)} />
+      )}
+
+      {manualShareLink !== null && (
+        <label className={styles.shareLink}>
+          {translate({ id: 'docsChat.share.linkLabel', message: 'Share link', description: 'Label of the field holding the share link to copy by hand' })}
+          <input type="text" readOnly value={manualShareLink} onFocus={(event) => event.currentTarget.select()} />
+        </label>
+      )}
 
       {!state.persisted && (
         <p className={styles.notice} role="status">
@@ -344,13 +422,108 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
         streaming={state.status === 'streaming'}
         disabled={state.status === 'resuming'}
         placeholder={placeholder}
-        focusKey={open && !offerResume && mode === 'chat' ? `${String(open)}-${selection ?? ''}-${focusRequest}` : false}
+        focusKey={open && !offerResume && !confirmingDelete && mode === 'chat' ? `${String(open)}-${selection ?? ''}-${focusRequest}` : false}
       />
+      </>
+      )}
+
+      <div className={hidden.visuallyHidden} role="status">
+        {actionNotice}
+      </div>
 
       {/* Progress, then the whole answer once (never every token), cleared once read out. */}
       <div className={hidden.visuallyHidden} aria-live="polite" aria-atomic="true">
         {announcement}
       </div>
     </div>
+  );
+}
+
+/** The confirmation before a conversation is deleted; focus starts on Cancel, the safe choice, and Escape cancels. */
+function DeleteConfirmation({ onConfirm, onCancel }: { onConfirm: () => void; onCancel: () => void }): ReactNode {
+  const titleId = useId();
+  const descriptionId = useId();
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancelRef.current?.focus(), []);
+  return (
+    <div
+      className={styles.confirm}
+      role="alertdialog"
+      aria-labelledby={titleId}
+      aria-describedby={descriptionId}
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return;
+        // Escape leaves the question, not the panel.
+        event.preventDefault();
+        event.stopPropagation();
+        onCancel();
+      }}
+    >
+      <p id={titleId} className={styles.confirmTitle}>
+        {translate({ id: 'docsChat.delete.title', message: 'Delete this conversation?', description: 'Title of the delete confirmation' })}
+      </p>
+      <p id={descriptionId}>
+        {translate({
+          id: 'docsChat.delete.description',
+          message: 'It is removed from the server with its share links. This cannot be undone.',
+          description: 'What deleting a conversation does',
+        })}
+      </p>
+      <div className={styles.resumeActions}>
+        <button type="button" className={styles.dangerButton} onClick={onConfirm}>
+          {translate({ id: 'docsChat.delete.confirm', message: 'Delete', description: 'Button that confirms deleting the conversation' })}
+        </button>
+        <button ref={cancelRef} type="button" className={styles.secondaryButton} onClick={onCancel}>
+          {translate({ id: 'docsChat.delete.cancel', message: 'Cancel', description: 'Button that keeps the conversation' })}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** A conversation someone shared, read-only: no question box, no ratings, and the reader's own conversation untouched. */
+function SharedView({
+  state,
+  onLeave,
+  onNavigate,
+}: {
+  state: SharedConversationState;
+  onLeave: (() => void) | undefined;
+  onNavigate: (href: string) => void;
+}): ReactNode {
+  return (
+    <>
+      <div className={styles.notice}>
+        <p>
+          {translate({
+            id: 'docsChat.shared.notice',
+            message: 'You are reading a conversation someone shared with you. It is read-only; your own conversation is not affected.',
+            description: 'Shown above a shared conversation',
+          })}
+        </p>
+        {onLeave && (
+          <button type="button" className={styles.secondaryButton} onClick={onLeave}>
+            {translate({ id: 'docsChat.shared.leave', message: 'Back to your own conversation', description: 'Button that leaves the shared conversation' })}
+          </button>
+        )}
+      </div>
+      {state.status === 'loading' && (
+        <p className={styles.loading} role="status">
+          {translate({ id: 'docsChat.shared.loading', message: 'Loading the shared conversation…', description: 'Shown while a shared conversation loads' })}
+        </p>
+      )}
+      {state.status === 'failed' && (
+        <div className={styles.error} role="alert">
+          <p>
+            {state.error.kind === 'not_found'
+              ? translate({ id: 'docsChat.shared.notFound', message: 'This shared conversation does not exist or was deleted. Ask whoever shared it for a new link.', description: 'Shown when a shared conversation is gone' })
+              : translate({ id: 'docsChat.shared.failed', message: 'The shared conversation cannot be loaded right now. Reload the page to try again.', description: 'Shown when a shared conversation failed to load' })}
+          </p>
+        </div>
+      )}
+      {state.status === 'loaded' && (
+        <MessageList messages={state.messages} welcomeMessage="" suggestedQuestions={[]} onAsk={() => undefined} onRate={() => undefined} onNavigate={onNavigate} />
+      )}
+    </>
   );
 }

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { translate } from '@docusaurus/Translate';
 import { onAskInChat } from '../../chat-client/ask-event.js';
+import { SHARE_PARAMETER, shareIdFromLocation } from '../../chat-client/share-link.js';
 import { useTextSelection } from '../../chat-client/use-text-selection.js';
 import { describeShortcut, isApplePlatform, matchesShortcut, parseShortcut, type KeyboardShortcut } from '../../chat-client/keyboard-shortcut.js';
 import { useDocsChatSettings } from '../../theme-support/use-docs-chat-settings.js';
@@ -87,16 +88,33 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
     }
   }, [open]);
 
+  // A page opened from a share link shows that conversation, read-only, in the panel.
+  const [sharedId, setSharedId] = useState<string | null>(null);
+  useEffect(() => {
+    const id = shareIdFromLocation(window.location.search);
+    if (id === null) return;
+    setSharedId(id);
+    openPanel(null);
+  }, [openPanel]);
+  const leaveShared = useCallback(() => {
+    setSharedId(null);
+    // The address loses the parameter, so a reload or a copied address no longer opens the share.
+    const url = new URL(window.location.href);
+    url.searchParams.delete(SHARE_PARAMETER);
+    window.history.replaceState(window.history.state, '', url.toString());
+  }, []);
+
   // "Ask the docs about …" from the search box: a general question, asked in the panel.
   const [question, setQuestion] = useState<{ text: string; key: number } | null>(null);
   useEffect(
     () =>
       onAskInChat((text) => {
         setActiveSelection(null);
+        leaveShared();
         setQuestion((previous) => ({ text, key: (previous?.key ?? 0) + 1 }));
         openPanel(null);
       }),
-    [openPanel],
+    [openPanel, leaveShared],
   );
 
   // While selection mode is active, a new selection in the page replaces the old one.
@@ -231,6 +249,8 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
               selection={activeSelection}
               onExitSelection={() => setActiveSelection(null)}
               question={question}
+              sharedId={sharedId}
+              onLeaveShared={leaveShared}
               {...(fetchImpl ? { fetch: fetchImpl } : {})}
             />
           </Suspense>

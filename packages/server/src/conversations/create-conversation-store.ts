@@ -1,0 +1,20 @@
+/** Chooses the conversation store from configuration; each implementation is loaded only when chosen. */
+import type { ConversationStore, ConversationStoreOptions } from './conversation-store.js';
+
+/** databaseUrl set -> postgres driver; else PGlite under `${dataDir}/conversations` ('memory://' when dataDir is ':memory:'). */
+export async function createConversationStore(options: ConversationStoreOptions): Promise<ConversationStore> {
+  // Loaded on demand so a Postgres deployment never loads the PGlite WebAssembly, and the reverse.
+  if (options.databaseUrl) {
+    const { createPostgresConversationStore } = await import('./postgres-conversation-store.js');
+    return createPostgresConversationStore({
+      databaseUrl: options.databaseUrl,
+      ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+      ...(options.connectTimeoutSeconds === undefined ? {} : { connectTimeoutSeconds: options.connectTimeoutSeconds }),
+    });
+  }
+  const { createPgliteConversationStore } = await import('./pglite-conversation-store.js');
+  return createPgliteConversationStore({
+    dataDir: options.dataDir,
+    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+  });
+}
