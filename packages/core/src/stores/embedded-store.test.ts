@@ -170,7 +170,7 @@ describe('embedded store on disk', () => {
     await writeFile(join(indexDirectory(), orphan), 'partial');
     await writeFile(join(indexDirectory(), live), 'partial');
     const writer = openStore();
-    await writer.prepare(conformanceMeta, {});
+    await writer.prepare(conformanceMeta, { rebuild: false });
     await writer.upsert(samplePoints().slice(0, 1));
     await writer.commit();
     const entries = await readdir(indexDirectory());
