@@ -15,6 +15,7 @@ import { loadCoreConfig, runIngest } from '@docs-chat/core';
 import { startGeminiStandIn, type GeminiStandIn } from '@docs-chat/stand-ins';
 import { createTestSchema, findTestPostgres, type TestSchema } from '../../../packages/server/src/conversations/test-postgres.js';
 import { runBadInput } from './bad-input.js';
+import { runHardeningChecks } from './hardening.js';
 import { runIngestFaults } from './ingest-faults.js';
 import { runDatabaseOutage, runModelFaults } from './llm-and-database-faults.js';
 import { LOAD, runLoad } from './load.js';
@@ -146,6 +147,17 @@ async function runFunctionalChecks(postgresUrl: string | null, resources: Resour
   await runRateLimitCheck(report, limited, RATE_LIMITED_MAX);
   await runHtmlAnswerCheck(context);
   await limited.stop();
+
+  log('\n== Hardening (issue 11): error shapes, timeouts, limits, SIGKILL mid-answer and mid-ingest');
+  const hardenedIndex = await preparedIndex('hardened');
+  await runHardeningChecks(context, {
+    ...hardenedIndex.env,
+    GEMINI_API_KEY: gemini.apiKey,
+    GEMINI_BASE_URL: gemini.url,
+    LLM_PROVIDER: 'gemini',
+    LLM_MODEL: 'gemini-3.8-flash',
+    ADMIN_TOKEN: adminToken,
+  });
   const exitCode = await main.stop();
   if (exitCode !== 0) log(`(the main server exited ${exitCode} on SIGTERM)`);
   await runLogChecks(context);
