@@ -1,5 +1,5 @@
-import { chatReducer, initialChatState } from './chat-state';
-import type { StoredConversationMessage } from './conversation-api';
+import { chatReducer, initialChatState } from './chat-state.js';
+import type { StoredConversationMessage } from './conversation-api.js';
 
 function stored(id: string, role: 'user' | 'assistant', content: string, status: string): StoredConversationMessage {
   return { id, role, content, mode: 'general', sources: [], status, finish_reason: status === 'interrupted' ? 'interrupted' : null, created_at: '2026-01-01T00:00:00.000Z' };
