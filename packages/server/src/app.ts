@@ -3,9 +3,11 @@
  * dependencies; `server-runtime.ts` opens them and listens. Keeping the two
  * apart lets tests build the real app on any index and store.
  */
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import fastifyCors from '@fastify/cors';
 import fastifyRateLimit from '@fastify/rate-limit';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CHAT_PROTOCOL_HEADER } from '@docs-chat/core/protocol';
 import { ChatService, type RetrievalHandle } from './chat/chat-service.js';
 import { type ConversationGateway, describeError } from './chat/conversation-gateway.js';
@@ -56,6 +58,27 @@ export interface AppDependencies {
 }
 
 export async function buildApp(settings: ServerSettings, deps: AppDependencies): Promise<FastifyInstance> {
+  const allowAnyOrigin = settings.corsOrigins.includes('*');
+  const allowedOrigins = new Set(settings.corsOrigins);
+  const exposedHeaders = [CHAT_PROTOCOL_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+  const isAllowedOrigin = (origin: string | undefined): boolean => origin === undefined || allowAnyOrigin || allowedOrigins.has(origin);
+
+  /** Sends an error in the documented shape, with the request id and, for an allowed origin, the CORS headers. */
+  const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const httpError = toHttpError(error);
+    if (httpError.code === 'internal_error') request.log.error({ err: describeError(error) }, 'request failed');
+    if (httpError.retryAfterSeconds !== undefined) reply.header('retry-after', String(httpError.retryAfterSeconds));
+    reply.header('x-request-id', request.id);
+    // Errors raised before the CORS hook ran (framework errors, the shutdown refusal) still need the headers,
+    // or the widget sees an opaque network error instead of the message.
+    const origin = request.headers.origin;
+    if (origin !== undefined && isAllowedOrigin(origin) && !reply.hasHeader('access-control-allow-origin')) {
+      reply.header('access-control-allow-origin', origin).header('vary', 'Origin').header('access-control-expose-headers', exposedHeaders.join(', '));
+    }
+    return reply.code(httpError.statusCode).send(errorResponseBody(httpError, request.id));
+  };
+
+  let closing = false;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: settings.bodyLimitBytes,
@@ -68,7 +91,22 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     // One line per request, written when it completes (see the onResponse hook), instead of Fastify's
     // two ("incoming request" and "request completed"): half the log volume at the default level.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has another shape; the onRequest hook below refuses with `shutting_down`.
+    return503OnClosing: false,
+    // A too long path segment (414) or an undecodable URL (400), answered before routing.
+    frameworkErrors: (error, request, reply) => sendError(error, request, reply),
+    // Node counts both from the first byte to the end of the request body; an answer streamed back afterwards
+    // is not limited. Without them a client sending a partial body holds a socket for ever.
+    requestTimeout: settings.requestTimeoutMs,
+    http: {
+      headersTimeout: settings.headersTimeoutMs,
+      // Node checks the two timeouts on this period (30 s by default), so a short timeout needs a short period.
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4))),
+    },
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => writeClientError(error, socket),
+    // Closing waits for running answers up to SHUTDOWN_GRACE_MS in a preClose hook; the plugin timeout
+    // bounds each close hook too, so it must outlast the grace period or closing logs AVV_ERR_READY_TIMEOUT.
+    pluginTimeout: pluginTimeoutFor(settings.shutdownGraceMs),
   });
   const streams = new StreamTracker();
   const startedAt = Date.now();
@@ -83,31 +121,30 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    const httpError = toHttpError(error);
-    if (httpError.code === 'internal_error') request.log.error({ err: describeError(error) }, 'request failed');
-    if (httpError.retryAfterSeconds !== undefined) reply.header('retry-after', String(httpError.retryAfterSeconds));
-    return reply.code(httpError.statusCode).send(errorResponseBody(httpError, request.id));
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const error = new HttpError('route_not_found');
-    return reply.code(error.statusCode).send(errorResponseBody(error, request.id));
-  });
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  app.setNotFoundHandler((request, reply) => sendError(new HttpError('route_not_found'), request, reply));
+  // Without a parser for it, plain text is refused with 415 like every other type that is not JSON.
+  app.removeContentTypeParser('text/plain');
 
-  const allowAnyOrigin = settings.corsOrigins.includes('*');
-  const allowedOrigins = new Set(settings.corsOrigins);
   await app.register(fastifyCors, {
     // Refusing with an error (403) instead of silently leaving out the header tells the
     // admin what to fix, and stops a refused site from spending the model's quota.
     origin: (origin, callback) => {
-      if (origin === undefined || allowAnyOrigin || allowedOrigins.has(origin)) callback(null, true);
+      if (isAllowedOrigin(origin)) callback(null, true);
       else callback(new HttpError('origin_not_allowed'), false);
     },
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     // mcp-protocol-version: browser-based MCP clients send it on every call after initialize.
     allowedHeaders: ['content-type', 'accept', 'authorization', 'x-request-id', 'mcp-protocol-version'],
-    exposedHeaders: [CHAT_PROTOCOL_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
+    exposedHeaders,
     maxAge: 600,
+  });
+  // Registered after CORS so the refusal carries its headers; requests on kept-alive connections can still
+  // arrive while running answers finish.
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new HttpError('shutting_down', { retryAfterSeconds: 5 });
   });
 
   await app.register(fastifyRateLimit, {
@@ -148,7 +185,11 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   });
   await app.register(metricsRoutes, { metrics, token: settings.metricsToken });
   await app.register(searchRoutes, { retrieval: deps.retrieval, rateLimit: settings.rateLimit });
-  await app.register(conversationRoutes, { conversations: deps.conversations });
+  await app.register(conversationRoutes, {
+    conversations: deps.conversations,
+    feedbackRateLimit: settings.feedbackRateLimit,
+    conversationRateLimit: settings.conversationRateLimit,
+  });
   await app.register(mcpRoutes, { retrieval: deps.retrieval, chat, token: settings.mcp.token, siteUrl: settings.mcp.siteUrl, rateLimit: settings.rateLimit });
   await app.register(readerConversationRoutes, { conversations: deps.conversations, rateLimit: settings.rateLimit });
   if (settings.adminToken !== undefined && deps.runIngest !== undefined) {
@@ -160,6 +201,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
 
   // Runs once new requests are refused (503) and before connections close: running answers get the grace period.
   app.addHook('preClose', async () => {
+    closing = true;
     if (streams.size === 0) return;
     app.log.info({ activeStreams: streams.size, graceMs: settings.shutdownGraceMs }, 'waiting for running answers before stopping');
     const cut = await streams.drain(settings.shutdownGraceMs);
@@ -168,6 +210,36 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
 
   return app;
 }
+
+/** Room for the grace period plus the close hooks that follow it (stores, index). */
+export function pluginTimeoutFor(shutdownGraceMs: number): number {
+  return shutdownGraceMs + 10_000;
+}
+
+/**
+ * Errors Node meets before there is a request (a body or headers not received in time, malformed HTTP):
+ * the documented shape with a fresh request id, instead of Fastify's default body.
+ */
+function writeClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const httpError =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new HttpError('request_timeout')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new HttpError('headers_too_large')
+        : new HttpError('malformed_request');
+  const requestId = randomUUID();
+  const body = JSON.stringify(errorResponseBody(httpError, requestId));
+  const status = httpError.statusCode;
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 function humanWindow(ms: number): string {
   if (ms % 60_000 === 0) return ms === 60_000 ? 'minute' : `${ms / 60_000} minutes`;

@@ -33,6 +33,18 @@ describe('the server configuration', () => {
     expect(settings.metricsToken).toBe('metrics-token-0123456789');
   });
 
+  it('bounds the time to receive a request and limits feedback and conversation reads on their own', () => {
+    const defaults = loadServerSettings({});
+    expect(defaults.requestTimeoutMs).toBe(30_000);
+    expect(defaults.headersTimeoutMs).toBe(10_000);
+    expect(defaults.feedbackRateLimit).toEqual({ max: 20, windowMs: 60_000 });
+    expect(defaults.conversationRateLimit).toEqual({ max: 40, windowMs: 60_000 });
+    const settings = loadServerSettings({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '2000', FEEDBACK_RATE_LIMIT_MAX: '4', CONVERSATION_RATE_LIMIT_MAX: '9', RATE_LIMIT_WINDOW_MS: '10000' });
+    expect(settings).toMatchObject({ requestTimeoutMs: 5000, headersTimeoutMs: 2000, feedbackRateLimit: { max: 4, windowMs: 10_000 }, conversationRateLimit: { max: 9, windowMs: 10_000 } });
+    expect(problemsOf({ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '5000' })).toMatch(/HEADERS_TIMEOUT_MS \(5000\) is longer than REQUEST_TIMEOUT_MS \(1000\)/);
+    expect(problemsOf({ REQUEST_TIMEOUT_MS: '0' })).toMatch(/REQUEST_TIMEOUT_MS="0" is not valid/);
+  });
+
   it('chooses Gemini when GEMINI_API_KEY is set and takes the model and base URL from the environment', () => {
     const settings = loadServerSettings({ GEMINI_API_KEY: 'k', LLM_MODEL: 'gemini-flash-latest', GEMINI_BASE_URL: 'http://127.0.0.1:9999' });
     expect(settings.llm).toMatchObject({ provider: 'gemini', apiKey: 'k', model: 'gemini-flash-latest', baseUrl: 'http://127.0.0.1:9999' });

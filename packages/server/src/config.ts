@@ -32,7 +32,15 @@ export interface ServerSettings {
   /** Allowed browser origins; `['*']` allows any. */
   corsOrigins: string[];
   rateLimit: { max: number; windowMs: number };
+  /** `POST /feedback` per reader IP, over the same window. */
+  feedbackRateLimit: { max: number; windowMs: number };
+  /** `GET /conversations/:id` per reader IP, over the same window. */
+  conversationRateLimit: { max: number; windowMs: number };
   bodyLimitBytes: number;
+  /** Time allowed to receive a whole request, headers and body (not the answer, which may stream for longer). */
+  requestTimeoutMs: number;
+  /** Time allowed to receive the request headers. */
+  headersTimeoutMs: number;
   /** The admin routes exist only when this is set. */
   adminToken: string | undefined;
   /** Secret of `POST /webhooks/git` (GitHub signature / GitLab token); the route exists only when set with GIT_URL. */
@@ -62,7 +70,11 @@ export const DEFAULT_SERVER_SETTINGS = {
   corsOrigins: ['http://localhost:3000'],
   rateLimitMax: 20,
   rateLimitWindowMs: 60_000,
+  feedbackRateLimitMax: 20,
+  conversationRateLimitMax: 40,
   bodyLimitBytes: 512 * 1024,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
   logLevel: 'info' as LogLevel,
   shutdownGraceMs: 10_000,
   heartbeatMs: 15_000,
@@ -166,7 +178,21 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     max: integer('RATE_LIMIT_MAX', DEFAULT_SERVER_SETTINGS.rateLimitMax, 1, 1_000_000, 'chat requests per window and reader IP'),
     windowMs: integer('RATE_LIMIT_WINDOW_MS', DEFAULT_SERVER_SETTINGS.rateLimitWindowMs, 1000, 86_400_000, 'milliseconds'),
   };
+  const feedbackRateLimit = {
+    max: integer('FEEDBACK_RATE_LIMIT_MAX', DEFAULT_SERVER_SETTINGS.feedbackRateLimitMax, 1, 1_000_000, 'ratings per window and reader IP'),
+    windowMs: rateLimit.windowMs,
+  };
+  const conversationRateLimit = {
+    max: integer('CONVERSATION_RATE_LIMIT_MAX', DEFAULT_SERVER_SETTINGS.conversationRateLimitMax, 1, 1_000_000, 'conversation reads per window and reader IP'),
+    windowMs: rateLimit.windowMs,
+  };
   const bodyLimitBytes = integer('BODY_LIMIT_BYTES', DEFAULT_SERVER_SETTINGS.bodyLimitBytes, 1024, 50 * 1024 * 1024, 'bytes');
+  const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', DEFAULT_SERVER_SETTINGS.requestTimeoutMs, 100, 600_000, 'milliseconds');
+  const headersTimeoutMs = integer('HEADERS_TIMEOUT_MS', DEFAULT_SERVER_SETTINGS.headersTimeoutMs, 100, 600_000, 'milliseconds');
+  // Node refuses a headers timeout longer than the whole-request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    problems.push(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) is longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request, so set it to at most REQUEST_TIMEOUT_MS.`);
+  }
 
   const adminToken = read('ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < DEFAULT_SERVER_SETTINGS.adminTokenMinLength) {
@@ -229,7 +255,11 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     llm,
     corsOrigins,
     rateLimit,
+    feedbackRateLimit,
+    conversationRateLimit,
     bodyLimitBytes,
+    requestTimeoutMs,
+    headersTimeoutMs,
     adminToken,
     gitWebhookSecret,
     logLevel,

@@ -6,6 +6,7 @@
  */
 export const HTTP_ERRORS = {
   invalid_request: { status: 400, message: 'The request is not valid; see "details" for what to change.' },
+  malformed_request: { status: 400, message: 'The request is not valid HTTP or its URL cannot be decoded; check the path and its %-escapes.' },
   invalid_json: { status: 400, message: 'The body is not valid JSON; send a JSON object with "content-type: application/json".' },
   unauthorized: {
     status: 401,
@@ -37,10 +38,19 @@ export const HTTP_ERRORS = {
     message: 'No git repository is configured for sync: set GIT_URL (and GIT_REF, GIT_PATH) on the server and restart it.',
   },
   ingest_running: { status: 409, message: 'An ingest is already running; wait for it to finish, then try again.' },
+  request_timeout: {
+    status: 408,
+    message: 'The request was not received in time; send the headers and the whole body at once (limits set by HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS).',
+  },
   payload_too_large: {
     status: 413,
     message: 'The body is too large; shorten the message or the highlighted text (limit set by BODY_LIMIT_BYTES).',
   },
+  uri_too_long: {
+    status: 414,
+    message: 'A part of the path is too long; conversation ids are the 36-character UUIDs from the "meta" event of an answer.',
+  },
+  headers_too_large: { status: 431, message: 'The request headers are too large; send fewer or shorter headers (cookies included).' },
   unsupported_media_type: { status: 415, message: 'Send the body as JSON with "content-type: application/json".' },
   rate_limited: { status: 429, message: 'Too many requests; please wait a moment before asking again.' },
   ingest_failed: { status: 500, message: 'The ingest failed; see the server logs for details.' },
@@ -81,10 +91,24 @@ export interface ErrorResponseBody {
   request_id: string;
 }
 
+/** At most this many field problems are listed, so a body with thousands of unknown keys gets a small answer. */
+export const MAX_ERROR_DETAILS = 10;
+/** Each listed problem is cut to this many characters (a problem may quote a field name from the body). */
+export const MAX_ERROR_DETAIL_CHARS = 300;
+
 export function errorResponseBody(error: HttpError, requestId: string): ErrorResponseBody {
   const body: ErrorResponseBody = { error: { code: error.code, message: error.message }, request_id: requestId };
-  if (error.details && error.details.length > 0) body.error.details = error.details;
+  if (error.details && error.details.length > 0) body.error.details = boundedDetails(error.details);
   return body;
+}
+
+function boundedDetails(details: string[]): string[] {
+  const listed = details
+    .slice(0, MAX_ERROR_DETAILS)
+    .map((detail) => (detail.length > MAX_ERROR_DETAIL_CHARS ? `${detail.slice(0, MAX_ERROR_DETAIL_CHARS - 1)}…` : detail));
+  const more = details.length - listed.length;
+  if (more > 0) listed.push(`…and ${more} more problem${more === 1 ? '' : 's'} of the same kinds; fix the ones above and send again.`);
+  return listed;
 }
 
 /** Maps Fastify's own errors (body parsing, limits) to our table; anything unknown is an internal error. */
@@ -100,6 +124,10 @@ export function toHttpError(error: unknown): HttpError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new HttpError('invalid_json');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new HttpError('uri_too_long');
+    case 'FST_ERR_BAD_URL':
+      return new HttpError('malformed_request');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new HttpError('unsupported_media_type');

@@ -78,6 +78,44 @@ describe('graceful shutdown', () => {
   });
 });
 
+describe('requests during shutdown', () => {
+  it('are refused with 503 shutting_down in the documented shape, with CORS headers', async () => {
+    const origin = 'http://localhost:3000';
+    const server = await startTestServer({ index, env: { SHUTDOWN_GRACE_MS: '10000', CORS_ORIGINS: origin } });
+    server.gemini.setDelay(60);
+    const answer = await startAnswer(server.url);
+    const closing = server.close();
+    // The listening socket stays open while running answers get their grace period.
+    let refused: Response | undefined;
+    await eventually(async () => {
+      refused = await fetch(`${server.url}/health`, { headers: { origin } });
+      return refused.status === 503;
+    });
+    const body = (await refused!.json()) as { error: { code: string; message: string }; request_id: string };
+    expect(body.error.code).toBe('shutting_down');
+    expect(body.error.message).toMatch(/try again/);
+    expect(body.request_id).toBe(refused!.headers.get('x-request-id'));
+    expect(refused!.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(refused!.headers.get('retry-after')).toMatch(/^\d+$/);
+    await answer.finished;
+    await closing;
+    expect(answer.events.at(-1)?.type).toBe('done');
+  });
+
+  it('log no close error when an answer runs to the end of the default 10 s grace period', async () => {
+    const server = await startTestServer({ index });
+    // The stand-in's answer takes far longer than the grace period at this pace.
+    server.gemini.setDelay(1500);
+    const answer = await startAnswer(server.url);
+    await server.close();
+    await answer.finished;
+    expect(answer.events.at(-1)).toMatchObject({ type: 'error', code: 'shutting_down' });
+    const entries = server.logs.entries();
+    expect(entries.filter((entry) => entry.msg === 'error while closing')).toEqual([]);
+    expect(entries.some((entry) => entry.msg === 'stopped answers still running after the grace period')).toBe(true);
+  }, 40_000);
+});
+
 describe('start-up', () => {
   it('stops with llm_auth when the model provider rejects the key', async () => {
     const gemini = await startGeminiStandIn();

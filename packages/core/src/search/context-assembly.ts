@@ -1,6 +1,7 @@
 /**
- * Context for the LLM: numbered sources `[n] Title > Heading (url)` followed by
- * their text, within a token budget. When the budget is short the least
+ * Context for the LLM: numbered sources, each inside `<source id="n">` …
+ * `</source>` tags with a `[n] Title > Heading (url)` line and their text, within a token budget.
+ * The tags close every source, so text inside one cannot pass for instructions after it. When the budget is short the least
  * relevant sources go first; a single source too long for what is left is cut
  * at a paragraph or sentence boundary.
  */
@@ -15,6 +16,18 @@ function sourceHeader(number: number, hit: SearchHit): string {
   // A record without a URL (JSON records source) is cited by its id.
   return `[${number}] ${hit.chunk.headingPath.join(' > ')} (${hit.chunk.url || `id ${hit.chunk.docId}`})`;
 }
+
+/** Neutralises tag look-alikes in a source, so it cannot close its own block (or open another) early. */
+export function escapeSourceText(text: string): string {
+  return text.replace(/<(\/?)(source)\b/gi, '<$1$2-text');
+}
+
+function sourceBlock(number: number, header: string, body: string): string {
+  return `<source id="${number}">\n${escapeSourceText(header)}\n${escapeSourceText(body)}\n</source>`;
+}
+
+/** Tokens the opening and closing tags add to each source. */
+const SOURCE_TAG_TOKENS = countTokens(sourceBlock(1, '', ''));
 
 function truncateToTokens(text: string, budget: number): string {
   if (countTokens(text) <= budget) return text;
@@ -37,7 +50,7 @@ export function assembleContext(hits: SearchHit[], options: { tokenBudget?: numb
   for (const hit of ordered) {
     const number = sources.length + 1;
     const header = sourceHeader(number, hit);
-    const headerTokens = countTokens(header) + 2;
+    const headerTokens = countTokens(header) + SOURCE_TAG_TOKENS;
     const remaining = budget - used - headerTokens;
     // A source needs room for a useful amount of text; otherwise it is dropped.
     if (remaining < Math.min(80, countTokens(hit.chunk.text))) {
@@ -45,7 +58,7 @@ export function assembleContext(hits: SearchHit[], options: { tokenBudget?: numb
       continue;
     }
     const body = truncateToTokens(hit.chunk.text, remaining);
-    blocks.push(`${header}\n${body}`);
+    blocks.push(sourceBlock(number, header, body));
     used += headerTokens + countTokens(body);
     sources.push({ number, chunk: hit.chunk, score: hit.score });
   }

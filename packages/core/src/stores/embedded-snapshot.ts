@@ -480,12 +480,34 @@ async function removeStaleFiles(directory: string, keep: Set<string>): Promise<v
       if (DATA_FILE.test(entry) && !keep.has(entry)) {
         await rm(path, { force: true }).catch(() => undefined);
       } else if (entry.endsWith('.tmp')) {
-        // Leftovers of a writer killed mid-commit; recent ones may belong to a live writer.
+        // Leftovers of a writer killed mid-commit. The writer's pid is in the name: a file of a process
+        // that is gone goes at once; one of a live process (another ingest) only once it is an hour old.
+        const writer = writerPidOf(entry);
+        if (writer !== undefined && writer !== process.pid && !isProcessAlive(writer)) {
+          await rm(path, { force: true }).catch(() => undefined);
+          return;
+        }
         const info = await stat(path).catch(() => null);
         if (info && info.mtimeMs < hourAgo) await rm(path, { force: true }).catch(() => undefined);
       }
     }),
   );
+}
+
+/** The pid in a temporary file name `.<name>.<pid>.<uuid>.tmp` (see writeDurably). */
+function writerPidOf(entry: string): number | undefined {
+  const match = /\.(\d+)\.[0-9a-f-]{36}\.tmp$/.exec(entry);
+  return match ? Number(match[1]) : undefined;
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function checkEntry(directory: string, entry: FileEntry | undefined): asserts entry is FileEntry {

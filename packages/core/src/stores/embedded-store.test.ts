@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -159,5 +159,23 @@ describe('embedded store on disk', () => {
     const second = await openStore().hybridSearch(anyQuery);
     expect(second).toEqual(first);
     expect(first.fused.length).toBe(3);
+  });
+
+  it('removes the partial files of a writer killed mid-commit at the next commit, keeping those of a live writer', async () => {
+    await buildIndex();
+    const before = await openStore().hybridSearch(anyQuery);
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
+    const orphan = `.payloads-11111111-2222-4333-8444-555555555555.jsonl.${deadPid}.0b7f5c7e-1111-4a2b-9c3d-123456789abc.tmp`;
+    const live = `.vectors-11111111-2222-4333-8444-555555555555.f32.${process.ppid}.0b7f5c7e-1111-4a2b-9c3d-123456789abd.tmp`;
+    await writeFile(join(indexDirectory(), orphan), 'partial');
+    await writeFile(join(indexDirectory(), live), 'partial');
+    const writer = openStore();
+    await writer.prepare(conformanceMeta, { rebuild: false });
+    await writer.upsert(samplePoints().slice(0, 1));
+    await writer.commit();
+    const entries = await readdir(indexDirectory());
+    expect(entries).not.toContain(orphan);
+    expect(entries).toContain(live);
+    expect(await openStore().hybridSearch(anyQuery)).toEqual(before);
   });
 });

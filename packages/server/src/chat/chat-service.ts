@@ -2,8 +2,9 @@
  * The chat orchestration, free of HTTP: given a validated request it yields
  * the protocol's events in order (meta, sources in general mode, tokens, done;
  * warning and error as they happen) and keeps the conversation store up to
- * date whatever happens. The question is stored before the model is called and
- * the answer when it ends, complete, interrupted or failed. When the store is
+ * date whatever happens. The question is stored before the model is called, the
+ * answer's text every second while it streams, and the answer when it ends,
+ * complete, interrupted or failed. When the store is
  * down the answer still streams, with `meta.persisted = false` and a warning.
  */
 import { randomUUID } from 'node:crypto';
@@ -39,6 +40,8 @@ export const HISTORY_PAIRS = 3;
 export const ANSWER_TEMPERATURE = 0.2;
 
 export const BUSY_MESSAGE = 'Service temporarily busy, please try again in a moment';
+/** The text streamed so far is saved at most this often, so a killed server loses at most this much of it. */
+export const PROGRESS_SAVE_MS = 1000;
 
 /** Where the retriever lives; the admin ingest may swap it for a fresh one. */
 export interface RetrievalHandle {
@@ -341,12 +344,14 @@ export class ChatService {
     let usage: TokenUsage | null = null;
     let failure: ErrorEvent | null = null;
     let status: MessageStatus = 'complete';
+    const progress = this.progressSaver(turn);
     try {
       for await (const event of this.deps.chatModel.stream(request)) {
         if (event.type === 'text') {
           if (event.text.length === 0) continue;
           turn.metrics.firstTextMs ??= Math.round(performance.now() - turn.startedAt);
           text += event.text;
+          progress.update(text);
           yield { type: 'token', content: event.text };
         } else {
           finishReason = event.reason;
@@ -371,6 +376,8 @@ export class ChatService {
       }
     }
     const sources = sourcesFor(text);
+    // The final save must not be overtaken by a progress save still on its way.
+    await progress.settled();
     const saved = await this.saveAnswer(turn, { text, status, finishReason, usage, sources });
     if (!saved && status !== 'interrupted') yield notSavedWarning();
     if (failure) {
@@ -402,10 +409,35 @@ export class ChatService {
           answerId: turn.messageId,
         }),
       );
+      this.deps.conversations.answerStarted(turn.messageId);
     } catch (error) {
       turn.persisted = false;
       turn.logger.warn({ err: describeError(error) }, 'could not save the question: answering without saving');
     }
+  }
+
+  /**
+   * Saves the text streamed so far at most once per PROGRESS_SAVE_MS, one statement each, never two at once
+   * and never holding up the stream: after a crash the answer keeps what the reader saw, up to a second's worth.
+   */
+  private progressSaver(turn: Turn): { update(text: string): void; settled(): Promise<void> } {
+    let lastSavedAt = performance.now();
+    let inFlight: Promise<void> | null = null;
+    return {
+      update: (text: string) => {
+        if (!turn.persisted || inFlight !== null || performance.now() - lastSavedAt < PROGRESS_SAVE_MS) return;
+        lastSavedAt = performance.now();
+        inFlight = this.deps.conversations
+          .run((store) => store.saveProgress(turn.messageId, text))
+          .catch((error: unknown) => turn.logger.warn({ err: describeError(error) }, 'could not save the answer so far'))
+          .finally(() => {
+            inFlight = null;
+          });
+      },
+      settled: async () => {
+        await inFlight;
+      },
+    };
   }
 
   /** The conversation's recent pairs; never rejects (without them the question is answered on its own). */
@@ -425,15 +457,13 @@ export class ChatService {
     turn.metrics.persisted = turn.persisted;
     if (!turn.persisted) return true;
     try {
-      await this.deps.conversations.run((store) =>
-        store.finishMessage(turn.messageId, {
-          content: answer.text,
-          status: answer.status,
-          sources: answer.sources,
-          finishReason: answer.finishReason,
-          usage: answer.usage,
-        }),
-      );
+      await this.deps.conversations.finishAnswer(turn.messageId, {
+        content: answer.text,
+        status: answer.status,
+        sources: answer.sources,
+        finishReason: answer.finishReason,
+        usage: answer.usage,
+      });
       return true;
     } catch (error) {
       turn.metrics.persisted = false;

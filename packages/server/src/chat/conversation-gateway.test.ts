@@ -105,6 +105,56 @@ if (postgresUrl) {
         await relay.close();
       }
     }, 60_000);
+
+    it('does not leave an answer pending when its final save fails because the database dropped mid-stream', async () => {
+      const real = new URL(postgresUrl);
+      const relay = await startSwitchableRelay({ host: real.hostname, port: Number(real.port || 5432) });
+      relay.up = true;
+      const viaRelay = new URL(schema.url);
+      viaRelay.hostname = '127.0.0.1';
+      viaRelay.port = String(relay.port);
+      const store = await createConversationStore({ databaseUrl: viaRelay.toString(), dataDir: index.dataDir });
+      const direct = await createConversationStore({ databaseUrl: schema.url, dataDir: index.dataDir });
+      const server = await startTestServer({ index, store, env: { RATE_LIMIT_MAX: '1000' } });
+      try {
+        server.gemini.setDelay(150);
+        const answering = postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
+        let messageId = '';
+        let conversationId = '';
+        await eventually(async () => {
+          const logs = server.logs.entries().find((entry) => entry.msg === 'chat answer started');
+          if (!logs) return false;
+          messageId = String(logs.messageId);
+          conversationId = String(logs.conversationId);
+          return true;
+        }, 10_000);
+        // Progress is saved while the answer streams.
+        await eventually(async () => ((await direct.getConversation(conversationId))?.messages[1]?.content.length ?? 0) > 0, 10_000);
+        relay.up = false;
+        const reply = await answering;
+        expect(reply.events.some((event) => event.type === 'warning' && event.code === 'conversation_not_saved')).toBe(true);
+        expect((await direct.getConversation(conversationId))?.messages[1]?.status).toBe('pending');
+
+        relay.up = true;
+        server.gemini.setDelay(0);
+        // The next call that reaches the database writes the final save kept in memory.
+        await eventually(async () => {
+          await fetch(`${server.url}/conversations/${conversationId}`);
+          const stored = (await direct.getConversation(conversationId))?.messages[1];
+          if (stored?.status === 'complete') return true;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          return false;
+        }, 15_000);
+        const stored = (await direct.getConversation(conversationId))?.messages[1];
+        expect(stored).toMatchObject({ id: messageId, status: 'complete' });
+        expect(stored?.content.length).toBeGreaterThan(20);
+      } finally {
+        await server.close();
+        await store.close();
+        await direct.close();
+        await relay.close();
+      }
+    }, 60_000);
   });
 } else {
   console.warn(`Skipping the database outage test: ${NO_TEST_POSTGRES_REASON}.`);

@@ -5,7 +5,7 @@
  * database is back after an outage at start-up. The chat keeps streaming when
  * this fails; only saving is lost, and the reader is told.
  */
-import type { ConversationStore } from '../conversations/conversation-store.js';
+import type { ConversationStore, FinishedMessage } from '../conversations/conversation-store.js';
 import { ConversationStoreUnavailableError } from '../conversations/conversation-store.js';
 
 /** Logging as the chat code needs it; pino and Fastify's logger fit. */
@@ -16,6 +16,14 @@ export interface ServerLogger {
 }
 
 const MIGRATION_RETRY_MS = 2000;
+/**
+ * A pending answer of another server not written to for this long is taken for dead. Running answers save
+ * their text every second, but one waiting for the model's first words writes nothing, hence the margin.
+ * PGlite's data directory is locked to one server, so there every pending answer not running here is dead.
+ */
+export const STALE_PENDING_MS = { postgres: 120_000, pglite: 0 } as const;
+/** Final saves kept in memory while the database is away, to write once it is back. */
+const MAX_UNSAVED_FINISHES = 1000;
 /** A database that accepts connections but never answers must not hold up start-up or a reader's answer. */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5000;
 
@@ -23,6 +31,13 @@ export class ConversationGateway {
   private migrated = false;
   private migrating: Promise<void> | null = null;
   private lastMigrationFailure = 0;
+  /** Answers being written by this server: never taken for dead. */
+  private readonly running = new Set<string>();
+  /** Final saves that failed because the database was away. */
+  private readonly unsavedFinishes = new Map<string, FinishedMessage>();
+  /** Set at start and whenever the database was lost: the next successful call recovers (see `recover`). */
+  private needsRecovery = true;
+  private recovering: Promise<void> | null = null;
 
   constructor(
     readonly store: ConversationStore,
@@ -40,6 +55,7 @@ export class ConversationGateway {
   async migrate(): Promise<boolean> {
     try {
       await this.ensureMigrated(true);
+      await this.recover();
       return true;
     } catch (error) {
       this.logger.warn({ err: describeError(error) }, 'conversation store unavailable at start-up: answers will stream without being saved');
@@ -50,12 +66,66 @@ export class ConversationGateway {
   async run<T>(operation: (store: ConversationStore) => Promise<T>): Promise<T> {
     try {
       await this.ensureMigrated(false);
-      return await withDeadline(operation(this.store), this.operationTimeoutMs);
+      const result = await withDeadline(operation(this.store), this.operationTimeoutMs);
+      if (this.needsRecovery) void this.recover();
+      return result;
     } catch (error) {
       const failure = asUnavailable(error);
-      if (failure instanceof ConversationStoreUnavailableError) this.hooks.onUnavailable?.();
+      if (failure instanceof ConversationStoreUnavailableError) {
+        this.needsRecovery = true;
+        this.hooks.onUnavailable?.();
+      }
       throw failure;
     }
+  }
+
+  /** Marks an answer as being written by this server (its pending row is alive). */
+  answerStarted(messageId: string): void {
+    this.running.add(messageId);
+  }
+
+  /**
+   * Stores an answer's final state. When the database is away the save is kept and written once it is back,
+   * so the answer does not stay `pending`; the error is still thrown so the reader is told.
+   */
+  async finishAnswer(messageId: string, update: FinishedMessage): Promise<void> {
+    try {
+      await this.run((store) => store.finishMessage(messageId, update));
+    } catch (error) {
+      if (error instanceof ConversationStoreUnavailableError && this.unsavedFinishes.size < MAX_UNSAVED_FINISHES) {
+        this.unsavedFinishes.set(messageId, update);
+      }
+      throw error;
+    } finally {
+      this.running.delete(messageId);
+    }
+  }
+
+  /**
+   * After start-up and after each database outage: writes the final saves that failed, then marks
+   * `interrupted` the pending answers nobody is writing any more (a killed server), keeping their saved text.
+   */
+  async recover(): Promise<void> {
+    this.recovering ??= (async () => {
+      this.needsRecovery = false;
+      try {
+        for (const [messageId, update] of [...this.unsavedFinishes]) {
+          await withDeadline(this.store.finishMessage(messageId, update), this.operationTimeoutMs);
+          this.unsavedFinishes.delete(messageId);
+        }
+        const interrupted = await withDeadline(
+          this.store.interruptStalePending(STALE_PENDING_MS[this.store.backend], [...this.running]),
+          this.operationTimeoutMs,
+        );
+        if (interrupted > 0) this.logger.info({ interrupted }, 'answers left unfinished by a stopped server or a database outage are marked interrupted');
+      } catch (error) {
+        this.needsRecovery = true;
+        this.logger.warn({ err: describeError(error) }, 'could not mark unfinished answers as interrupted; retrying after the next database call');
+      }
+    })().finally(() => {
+      this.recovering = null;
+    });
+    await this.recovering;
   }
 
   async ping(timeoutMs: number): Promise<void> {

@@ -295,6 +295,27 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     ]);
   });
 
+  it('keeps the text saved while an answer streams, and marks a dead pending answer interrupted with that text', async () => {
+    const conversationId = randomUUID();
+    const dead = randomUUID();
+    const running = randomUUID();
+    await store.startTurn({ conversationId, newConversation: true, mode: 'general', question: { id: randomUUID(), content: 'q1' }, answerId: dead });
+    await store.startTurn({ conversationId, newConversation: false, mode: 'general', question: { id: randomUUID(), content: 'q2' }, answerId: running });
+    await store.saveProgress(dead, 'Install the package');
+    await store.saveProgress(dead, 'Install the package from npm.');
+    // Not stale yet for a store shared with other servers.
+    await expect(store.interruptStalePending(60_000, [])).resolves.toBe(0);
+    await expect(store.interruptStalePending(0, [running])).resolves.toBeGreaterThanOrEqual(1);
+    const answers = (await store.getConversation(conversationId))?.messages.filter((message) => message.role === 'assistant');
+    expect(answers?.map((message) => [message.id, message.content, message.status, message.finishReason])).toEqual([
+      [dead, 'Install the package from npm.', 'interrupted', 'interrupted'],
+      [running, '', 'pending', null],
+    ]);
+    // A finished answer is not changed by a late progress save.
+    await store.saveProgress(dead, 'late');
+    expect((await store.getConversation(conversationId))?.messages[1]?.content).toBe('Install the package from npm.');
+  });
+
   it('starts a follow-up after the earlier messages of its conversation and gives it their history', async () => {
     const { conversationId, ids } = await conversationWith([
       { role: 'user', content: 'what is a slice?' },

@@ -87,6 +87,14 @@ export interface ConversationStore {
   startTurn(turn: NewTurn): Promise<void>;
   /** Final content/status of an assistant message, however generation ended. */
   finishMessage(id: string, update: FinishedMessage): Promise<void>;
+  /** The text streamed so far of a pending answer (one statement); no effect once the answer is finished. */
+  saveProgress(id: string, content: string): Promise<void>;
+  /**
+   * Marks `interrupted` every pending answer not written to for `staleMs`, keeping its saved text: answers
+   * whose server was killed or lost the database before their final save. `runningIds` (answers this server
+   * is still writing) are left alone. Returns how many.
+   */
+  interruptStalePending(staleMs: number, runningIds: readonly string[]): Promise<number>;
   /**
    * The last `pairs` user+assistant pairs, oldest first, complete/interrupted answers only: the question
    * being answered (answer pending or not stored yet) is never part of it, so this may run alongside startTurn.

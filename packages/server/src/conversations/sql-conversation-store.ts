@@ -195,6 +195,26 @@ export class SqlConversationStore implements ConversationStore {
     );
   }
 
+  async saveProgress(id: string, content: string): Promise<void> {
+    await this.#run('save answer progress', (client) =>
+      client.query(`update messages set content = $2, updated_at = now() where id = $1::uuid and status = 'pending'`, [id, storableText(content)]),
+    );
+  }
+
+  async interruptStalePending(staleMs: number, runningIds: readonly string[]): Promise<number> {
+    const rows = await this.#run('interrupt stale answers', (client) =>
+      client.query<{ id: string }>(
+        `update messages
+            set status = 'interrupted', finish_reason = 'interrupted', updated_at = now()
+          where status = 'pending' and role = 'assistant' and updated_at <= now() - ($1::bigint * interval '1 millisecond')
+            and not (id = any($2::uuid[]))
+          returning id`,
+        [Math.max(0, Math.round(staleMs)), [...runningIds]],
+      ),
+    );
+    return rows.length;
+  }
+
   async recentTurns(conversationId: string, pairs: number): Promise<{ role: 'user' | 'assistant'; content: string }[]> {
     if (pairs <= 0 || !isUuid(conversationId)) return [];
     // Read a little more than needed: failed or pending answers are skipped, with their question.

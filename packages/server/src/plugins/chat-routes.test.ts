@@ -253,13 +253,13 @@ describe('POST /chat request errors', () => {
     expect((reply.json as { error: { code: string } }).error.code).toBe('invalid_json');
   });
 
-  it('answers a body in another format with 415 (or 400 for plain text) saying to send JSON', async () => {
+  it('answers a body in another format, plain text included, with 415 saying to send JSON', async () => {
     const xml = await postChat(server.url, '<message>hi</message>', { headers: { 'content-type': 'application/xml' } });
     expect(xml.status).toBe(415);
     expect((xml.json as { error: { message: string } }).error.message).toMatch(/application\/json/);
     const text = await postChat(server.url, 'message=hi', { headers: { 'content-type': 'text/plain' } });
-    expect(text.status).toBe(400);
-    expect((text.json as { error: { details: string[] } }).error.details.join(' ')).toMatch(/must be a JSON object/);
+    expect(text.status).toBe(415);
+    expect((text.json as { error: { code: string } }).error.code).toBe('unsupported_media_type');
   });
 
   it('answers an unknown conversation id with 404 before streaming', async () => {

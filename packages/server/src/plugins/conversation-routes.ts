@@ -9,6 +9,10 @@ export const MAX_FEEDBACK_REASON_CHARS = 1000;
 
 export interface ConversationRoutesOptions {
   conversations: ConversationGateway;
+  /** Per reader IP (FEEDBACK_RATE_LIMIT_MAX); each rating is a database write. */
+  feedbackRateLimit: { max: number; windowMs: number };
+  /** Per reader IP (CONVERSATION_RATE_LIMIT_MAX); each read loads a whole conversation. */
+  conversationRateLimit: { max: number; windowMs: number };
 }
 
 export interface ConversationBody {
@@ -28,8 +32,10 @@ export interface ConversationBody {
   }[];
 }
 
-export const conversationRoutes: FastifyPluginAsync<ConversationRoutesOptions> = async (app, { conversations }) => {
-  app.get<{ Params: { id: string } }>('/conversations/:id', async (request): Promise<ConversationBody> => {
+export const conversationRoutes: FastifyPluginAsync<ConversationRoutesOptions> = async (app, options) => {
+  const { conversations, feedbackRateLimit, conversationRateLimit } = options;
+  const conversationLimit = { rateLimit: { max: conversationRateLimit.max, timeWindow: conversationRateLimit.windowMs } };
+  app.get<{ Params: { id: string } }>('/conversations/:id', { config: conversationLimit }, async (request): Promise<ConversationBody> => {
     const { id } = request.params;
     if (!isUuid(id)) {
       throw new HttpError('invalid_request', { details: ['The conversation id must be the UUID from the "meta" event of an answer.'] });
@@ -55,7 +61,8 @@ export const conversationRoutes: FastifyPluginAsync<ConversationRoutesOptions> =
     };
   });
 
-  app.post('/feedback', async (request, reply) => {
+  const feedbackLimit = { rateLimit: { max: feedbackRateLimit.max, timeWindow: feedbackRateLimit.windowMs } };
+  app.post('/feedback', { config: feedbackLimit }, async (request, reply) => {
     const feedback = validateFeedback(request.body);
     const outcome = await unavailableAs503(conversations.run((store) => store.addFeedback(feedback)));
     if (outcome === 'unknown_message') throw new HttpError('message_not_found');
