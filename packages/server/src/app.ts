@@ -20,6 +20,7 @@ import { adminRoutes } from './plugins/admin-routes.js';
 import { chatRoutes } from './plugins/chat-routes.js';
 import { conversationRoutes } from './plugins/conversation-routes.js';
 import { healthRoutes } from './plugins/health-routes.js';
+import { insightsRoutes } from './plugins/insights-routes.js';
 import { searchRoutes } from './plugins/search-routes.js';
 import { StreamTracker } from './plugins/stream-tracker.js';
 import { webhookRoutes } from './plugins/webhook-routes.js';
@@ -28,8 +29,8 @@ import type { GitSyncJob } from './sync/git-sync-job.js';
 /** The retriever and the store it reads; the admin ingest may replace both. */
 export interface OpenRetrieval extends RetrievalHandle {
   store: Pick<VectorStore, 'backend' | 'collection' | 'status'>;
-  /** What embeds the questions (shown by /health). */
-  embedder?: Pick<Embedder, 'provider' | 'model' | 'dimensions'>;
+  /** What embeds the questions (shown by /health; `embed` also groups questions in /admin/insights). */
+  embedder?: Pick<Embedder, 'provider' | 'model' | 'dimensions'> & Partial<Pick<Embedder, 'embed' | 'maxBatchSize'>>;
 }
 
 export interface AppDependencies {
@@ -132,6 +133,9 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   await app.register(conversationRoutes, { conversations: deps.conversations });
   if (settings.adminToken !== undefined && deps.runIngest !== undefined) {
     await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest, gitSync: deps.gitSync?.job });
+  }
+  if (settings.adminToken !== undefined) {
+    await app.register(insightsRoutes, { adminToken: settings.adminToken, conversations: deps.conversations, retrieval: deps.retrieval });
   }
   if (settings.gitWebhookSecret !== undefined && deps.gitSync !== undefined) {
     await app.register(webhookRoutes, { secret: settings.gitWebhookSecret, job: deps.gitSync.job, branch: deps.gitSync.branch });

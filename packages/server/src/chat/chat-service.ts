@@ -397,6 +397,7 @@ export class ChatService {
           mode: turn.request.mode,
           question: { id: turn.userMessageId, content: turn.request.message },
           answerId: turn.messageId,
+          page: turn.request.page,
         }),
       );
     } catch (error) {

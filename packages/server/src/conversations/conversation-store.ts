@@ -6,6 +6,7 @@
  * DATA_DIR. Both run the same SQL (see `migrations.ts`).
  */
 import type { ChatMode, FinishReason, SourceRef, TokenUsage } from '@docs-chat/core/protocol';
+import type { InsightsQuery, InsightsRows } from './insights-queries.js';
 
 export type MessageRole = 'user' | 'assistant' | 'system';
 
@@ -52,6 +53,8 @@ export interface NewTurn {
   newConversation: boolean;
   mode: ChatMode;
   question: { id: string; content: string };
+  /** The page the reader asked from, kept for the insights report (selection use by page). */
+  page?: { url: string; title: string } | undefined;
   /** The assistant row, stored 'pending' with no content until `finishMessage`. */
   answerId: string;
 }
@@ -96,6 +99,8 @@ export interface ConversationStore {
    * message; a null rating removes it ('stored' also when there was none: the outcome the reader wants holds).
    */
   addFeedback(feedback: NewFeedback): Promise<'stored' | 'unknown_message'>;
+  /** The aggregates of the insights report over one period (see `insights-queries.ts`); no row ids. */
+  readInsights(query: InsightsQuery): Promise<InsightsRows>;
   /** Resolves when the database answers within timeoutMs; rejects otherwise. */
   ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
