@@ -19,6 +19,14 @@ export interface PluginOptions {
   /** Write the build's doc permalinks for the ingest (see permalinks.ts). */
   writePermalinks: boolean;
   search: SearchOptions;
+  insights: InsightsOptions;
+}
+
+/** The insights page for docs owners (see docs/guides/insights); off by default. */
+export interface InsightsOptions {
+  enabled: boolean;
+  /** Route of the page, e.g. "/docs-chat/insights". */
+  path: string;
 }
 
 /** The search box and the static index (see docs/guides/search). */
@@ -29,7 +37,11 @@ export interface SearchOptions {
   staticIndex: boolean;
 }
 
-export type Options = Partial<Omit<PluginOptions, 'panel' | 'search'>> & { panel?: Partial<PluginOptions['panel']>; search?: Partial<SearchOptions> };
+export type Options = Partial<Omit<PluginOptions, 'panel' | 'search' | 'insights'>> & {
+  panel?: Partial<PluginOptions['panel']>;
+  search?: Partial<SearchOptions>;
+  insights?: Partial<InsightsOptions>;
+};
 
 export const MAX_SUGGESTED_QUESTIONS = 3;
 export const MIN_PANEL_WIDTH = 280;
@@ -47,6 +59,7 @@ export const DEFAULT_OPTIONS: Omit<PluginOptions, 'id'> = {
   panel: { side: 'right', width: 420 },
   writePermalinks: true,
   search: { navbar: true, staticIndex: true },
+  insights: { enabled: false, path: '/docs-chat/insights' },
 };
 
 // The chat shortcuts that are the search box's shortcut (client-settings/search-shortcut.ts) on some platform.
@@ -139,6 +152,22 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
       'object.base': '"search" must be an object with navbar and staticIndex, each true or false (e.g. navbar: false for a site that keeps Algolia DocSearch).',
       'object.unknown': 'Unknown option {#label}: "search" takes navbar and staticIndex.',
     }),
+  insights: Joi.object({
+    enabled: Joi.boolean().default(DEFAULT_OPTIONS.insights.enabled).messages({
+      'boolean.base': '"insights.enabled" must be true (add the insights page for docs owners) or false.',
+    }),
+    path: Joi.string()
+      .pattern(/^\/[A-Za-z0-9/_-]*$/)
+      .default(DEFAULT_OPTIONS.insights.path)
+      .messages({
+        'string.pattern.base': '"insights.path" must be a route starting with "/", made of letters, digits, "-", "_" and "/", e.g. "/docs-chat/insights".',
+      }),
+  })
+    .default(DEFAULT_OPTIONS.insights)
+    .messages({
+      'object.base': '"insights" must be an object such as { enabled: true, path: "/docs-chat/insights" }.',
+      'object.unknown': 'Unknown option {#label}: "insights" takes enabled and path.',
+    }),
 })
   .custom((options: PluginOptions, helpers) => {
     if (options.search.navbar && options.shortcut !== false && SEARCH_SHORTCUT_EQUIVALENTS.has(options.shortcut.toLowerCase())) {
@@ -150,7 +179,7 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
   })
   .messages({
     'object.unknown':
-      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks, search.',
+      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks, search, insights.',
   });
 
 /** Docusaurus calls this with the site's options before the plugin starts. */

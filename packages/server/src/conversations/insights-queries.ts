@@ -105,21 +105,22 @@ export async function readInsightsRows(client: SqlClient, query: InsightsQuery):
   const since = query.since.toISOString();
   const [perDay, feedback, topQuestions, refused, downVoted, pages, selectionPages, selectionWithoutPage] = await Promise.all([
     client.query<{ day: string; questions: number; answered: number; refused: number; errors: number }>(
-      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day,
-              count(*)::int as questions,
-              (count(*) filter (where status = 'complete' and finish_reason is distinct from 'no_answer'))::int as answered,
-              (count(*) filter (where finish_reason = 'no_answer'))::int as refused,
-              (count(*) filter (where status = 'error'))::int as errors
-         from messages
-        where role = 'assistant' and created_at >= $1::timestamptz
-        group by 1 order by 1`,
+      // Grouped by the UTC date, formatted once per day (not per row).
+      `select to_char(day, 'YYYY-MM-DD') as day, questions, answered, refused, errors from (
+         select (created_at at time zone 'UTC')::date as day,
+                count(*)::int as questions,
+                (count(*) filter (where status = 'complete' and finish_reason is distinct from 'no_answer'))::int as answered,
+                (count(*) filter (where finish_reason = 'no_answer'))::int as refused,
+                (count(*) filter (where status = 'error'))::int as errors
+           from messages
+          where role = 'assistant' and created_at >= $1::timestamptz
+          group by 1
+       ) as days order by days.day`,
       [since],
     ),
     client.query<{ rating: 'up' | 'down'; count: number }>(
-      `select f.rating, count(*)::int as count
-         from feedback f join messages a on a.id = f.message_id
-        where a.created_at >= $1::timestamptz
-        group by f.rating`,
+      // Ratings given in the period (a rating follows its answer within minutes): the small feedback table alone.
+      `select rating, count(*)::int as count from feedback where updated_at >= $1::timestamptz group by rating`,
       [since],
     ),
     client.query<{ text: string; count: number }>(
@@ -145,7 +146,7 @@ export async function readInsightsRows(client: SqlClient, query: InsightsQuery):
          from feedback f
          join messages a on a.id = f.message_id
          ${QUESTION_OF_ANSWER}
-        where f.rating = 'down' and a.created_at >= $1::timestamptz
+        where f.rating = 'down' and f.updated_at >= $1::timestamptz
         order by f.updated_at desc
         limit $2`,
       [since, query.downVoted],
@@ -154,7 +155,7 @@ export async function readInsightsRows(client: SqlClient, query: InsightsQuery):
       `select coalesce(nullif(split_part(s.value ->> 'url', '#', 1), ''), 'record:' || coalesce(s.value ->> 'id', '?')) as url,
               min(s.value ->> 'title') as title, min(s.value ->> 'file') as file, count(*)::int as citations
          from messages a cross join lateral jsonb_array_elements(a.sources) as s(value)
-        where a.role = 'assistant' and a.created_at >= $1::timestamptz and jsonb_typeof(a.sources) = 'array'
+        where a.role = 'assistant' and a.created_at >= $1::timestamptz and jsonb_typeof(a.sources) = 'array' and a.sources <> '[]'::jsonb
         group by 1
         order by citations desc, url`,
       [since],

@@ -127,7 +127,40 @@ export interface InsightsSources {
   embedder?: Pick<Embedder, 'embed' | 'maxBatchSize'> | undefined;
   /** Finds the closest sections of refused questions; without it gaps list no sections. */
   retriever?: Pick<Retriever, 'search'> | undefined;
+  /** Keeps question vectors between reports (the most asked questions change slowly); a server keeps one. */
+  embeddingCache?: QuestionEmbeddingCache | undefined;
   now?: () => Date;
+}
+
+/**
+ * Question vectors by text, so a dashboard refreshed every minute embeds only the questions that are new
+ * since the last report (with the neural embedder, 200 questions cost seconds of CPU; cached, nothing).
+ * Bounded: the oldest entries leave first. Emptied when the embedder changes (a re-ingest with another model).
+ */
+export class QuestionEmbeddingCache {
+  readonly #vectors = new Map<string, Float32Array>();
+  #owner: unknown;
+
+  constructor(private readonly capacity = 5000) {}
+
+  /** The cached vectors of `texts` for this embedder (undefined where missing). */
+  lookup(embedder: unknown, texts: string[]): (Float32Array | undefined)[] {
+    if (embedder !== this.#owner) {
+      this.#vectors.clear();
+      this.#owner = embedder;
+    }
+    return texts.map((text) => this.#vectors.get(text));
+  }
+
+  store(text: string, vector: Float32Array): void {
+    this.#vectors.delete(text);
+    this.#vectors.set(text, vector);
+    while (this.#vectors.size > this.capacity) {
+      const oldest = this.#vectors.keys().next().value;
+      if (oldest === undefined) break;
+      this.#vectors.delete(oldest);
+    }
+  }
 }
 
 export async function buildInsightsReport(sources: InsightsSources, period: InsightsPeriod, signal?: AbortSignal): Promise<InsightsReport> {
@@ -141,7 +174,7 @@ export async function buildInsightsReport(sources: InsightsSources, period: Insi
     selectionPages: SELECTION_PAGES,
   });
   const [grouped, gaps] = await Promise.all([
-    groupQuestions(rows.topQuestions, sources.embedder, signal),
+    groupQuestions(rows.topQuestions, sources.embedder, signal, sources.embeddingCache),
     coverageGaps(rows.refused, sources.retriever, signal),
   ]);
   const perDay = everyDay(since, until, rows.perDay);
@@ -208,6 +241,7 @@ export async function groupQuestions(
   texts: { text: string; count: number }[],
   embedder: InsightsSources['embedder'],
   signal?: AbortSignal,
+  cache: QuestionEmbeddingCache = new QuestionEmbeddingCache(),
 ): Promise<{ groups: QuestionGroup[]; grouping: InsightsReport['grouping'] }> {
   if (!embedder || texts.length === 0) {
     return {
@@ -215,12 +249,24 @@ export async function groupQuestions(
       grouping: { method: embedder ? 'embeddings' : 'exact_text', threshold: embedder ? SAME_MEANING_COSINE : null, texts_considered: texts.length },
     };
   }
-  const vectors: Float32Array[] = [];
+  const wanted = texts.map((entry) => entry.text.slice(0, 2000));
+  const vectors = cache.lookup(embedder, wanted);
+  const missing = wanted.filter((_, index) => vectors[index] === undefined);
+  const fresh = new Map<string, Float32Array>();
   const batch = Math.max(1, embedder.maxBatchSize);
-  for (let start = 0; start < texts.length; start += batch) {
-    const slice = texts.slice(start, start + batch).map((entry) => entry.text.slice(0, 2000));
-    vectors.push(...(await embedder.embed({ texts: slice, task: 'query', ...(signal ? { signal } : {}) })));
+  for (let start = 0; start < missing.length; start += batch) {
+    const slice = missing.slice(start, start + batch);
+    const embedded = await embedder.embed({ texts: slice, task: 'query', ...(signal ? { signal } : {}) });
+    slice.forEach((text, index) => {
+      const vector = embedded[index];
+      if (!vector) return;
+      fresh.set(text, vector);
+      cache.store(text, vector);
+    });
   }
+  wanted.forEach((text, index) => {
+    vectors[index] ??= fresh.get(text);
+  });
   const groups: { lead: Float32Array; group: QuestionGroup; wordings: { text: string; count: number }[] }[] = [];
   texts.forEach((entry, index) => {
     const vector = vectors[index];

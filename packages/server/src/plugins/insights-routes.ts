@@ -7,8 +7,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ConversationGateway } from '../chat/conversation-gateway.js';
 import type { OpenRetrieval } from '../app.js';
+import type { Embedder } from '../core-api.js';
 import { HttpError } from '../http-errors.js';
-import { buildInsightsReport, parsePeriod } from '../insights/insights-report.js';
+import { buildInsightsReport, parsePeriod, QuestionEmbeddingCache } from '../insights/insights-report.js';
 import { requireAdminToken } from './admin-auth.js';
 
 export interface InsightsRoutesOptions {
@@ -20,6 +21,7 @@ export interface InsightsRoutesOptions {
 
 export const insightsRoutes: FastifyPluginAsync<InsightsRoutesOptions> = async (app, { adminToken, conversations, retrieval }) => {
   app.addHook('onRequest', requireAdminToken(adminToken));
+  const embeddingCache = new QuestionEmbeddingCache();
 
   app.get('/admin/insights', async (request, reply) => {
     const query = (request.query ?? {}) as Record<string, unknown>;
@@ -37,8 +39,10 @@ export const insightsRoutes: FastifyPluginAsync<InsightsRoutesOptions> = async (
     const report = await buildInsightsReport(
       {
         conversations: { readInsights: (insightsQuery) => conversations.run((store) => store.readInsights(insightsQuery)) },
-        embedder: embedder?.embed && embedder.maxBatchSize ? { embed: embedder.embed.bind(embedder), maxBatchSize: embedder.maxBatchSize } : undefined,
+        // The embedder itself (not a wrapper): the cache is tied to its identity.
+        embedder: embedder?.embed && embedder.maxBatchSize ? (embedder as Pick<Embedder, 'embed' | 'maxBatchSize'>) : undefined,
         retriever: retrieval.retriever,
+        embeddingCache,
       },
       period,
     );
