@@ -165,7 +165,7 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
   })
     .default(DEFAULT_OPTIONS.insights)
     .messages({
-      'object.base': '"insights" must be an object such as { enabled: true, path: "/docs-chat/insights" }.',
+      'object.base': '"insights" must be an object with enabled (true or false) and path, e.g. enabled: true, path: "/docs-chat/insights".',
       'object.unknown': 'Unknown option {#label}: "insights" takes enabled and path.',
     }),
 })
