@@ -14,7 +14,7 @@ const sidebars: SidebarsConfig = {
       type: 'category',
       label: 'Guides',
       collapsed: false,
-      items: ['guides/ingesting-docs', 'guides/other-sources', 'guides/versions-and-locales', 'guides/searching', 'guides/using-the-widget', 'guides/search', 'guides/ai-agents', 'guides/llms-txt'],
+      items: ['guides/ingesting-docs', 'guides/other-sources', 'guides/versions-and-locales', 'guides/searching', 'guides/using-the-widget', 'guides/search', 'guides/insights', 'guides/ai-agents', 'guides/llms-txt'],
     },
     {
       type: 'category',

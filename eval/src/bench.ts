@@ -7,6 +7,7 @@
  *      a closed loop with no pause (a stress test: how many answers per second the machine serves)
  *   3. widget bundle size and the static search index's size
  *   4. search: the in-browser engine in Chromium (index ready, query latency) and GET /search as readers type
+ *   5. insights: GET /admin/insights over 100,000 stored questions on Postgres (needs 127.0.0.1:5432 or BENCH_POSTGRES_URL)
  * Extra arguments are passed to every script (e.g. `--json`).
  * Results, with the machine and this command, are recorded on the Benchmarks
  * page of the docs site (docs-site/docs/quality/benchmarks.md).
@@ -23,6 +24,7 @@ const scripts = [
   { name: 'Chat: time to first token, closed loop (stress)', file: 'bench-chat.ts', args: ['--think-ms', '0'] },
   { name: 'Widget bundle size and static search index', file: 'bench-bundle.ts', args: [] },
   { name: 'Search: the in-browser engine in Chromium and GET /search as readers type', file: 'bench-search.ts', args: [] },
+  { name: 'Insights report over 100,000 stored questions (Postgres)', file: 'bench-insights.ts', args: [] },
 ];
 
 function run(file: string, args: string[]): Promise<number> {

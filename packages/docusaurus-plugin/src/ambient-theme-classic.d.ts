@@ -21,3 +21,15 @@ declare module '@docusaurus/theme-common/internal' {
   import type { ReactNode } from 'react';
   export function ColorModeProvider(props: { children: ReactNode }): ReactNode;
 }
+
+// The site's page layout (navbar, footer), used by the insights page.
+declare module '@theme/Layout' {
+  import type { ReactNode } from 'react';
+  export interface Props {
+    readonly children?: ReactNode;
+    readonly title?: string;
+    readonly description?: string;
+    readonly noFooter?: boolean;
+  }
+  export default function Layout(props: Props): ReactNode;
+}

@@ -46,6 +46,14 @@ export default function docsChatPlugin(context: LoadContext, options: PluginOpti
 
     contentLoaded({ actions }) {
       actions.setGlobalData(toClientSettings(options));
+      // A route of its own: its component (and the chart library) load only when the page is opened.
+      if (options.insights.enabled) {
+        actions.addRoute({
+          path: `${context.baseUrl.replace(/\/+$/, '')}${options.insights.path}`,
+          component: join(packageDir, 'lib', 'insights', 'insights-route.js'),
+          exact: true,
+        });
+      }
     },
 
     async allContentLoaded({ allContent }) {
@@ -120,7 +128,7 @@ function themeCommonAliases(existing: unknown): Record<string, string> | null {
 }
 
 export { validateOptions, DEFAULT_OPTIONS, OPTIONS_SCHEMA } from './options.js';
-export type { PluginOptions, Options, SearchOptions, LlmsTxtOptions } from './options.js';
+export type { PluginOptions, Options, SearchOptions, LlmsTxtOptions, InsightsOptions } from './options.js';
 export { getSwizzleConfig } from './swizzle-config.js';
 export type { DocsChatSettings } from './client-settings/docs-chat-settings.js';
 export type { PermalinksFile, PermalinkEntry } from './permalinks.js';

@@ -21,12 +21,20 @@ export interface PluginOptions {
   search: SearchOptions;
   /** llms.txt, llms-full.txt and a .md twin of every doc page, written at build (see docs/guides/llms-txt). */
   llmsTxt: LlmsTxtOptions;
+  insights: InsightsOptions;
 }
 
 export interface LlmsTxtOptions {
   enabled: boolean;
   /** The quote under the title in llms.txt; the site's tagline when null. */
   summary: string | null;
+}
+
+/** The insights page for docs owners (see docs/guides/insights); off by default. */
+export interface InsightsOptions {
+  enabled: boolean;
+  /** Route of the page, e.g. "/docs-chat/insights". */
+  path: string;
 }
 
 /** The search box and the static index (see docs/guides/search). */
@@ -37,11 +45,12 @@ export interface SearchOptions {
   staticIndex: boolean;
 }
 
-export type Options = Partial<Omit<PluginOptions, 'panel' | 'search' | 'llmsTxt'>> & {
+export type Options = Partial<Omit<PluginOptions, 'panel' | 'search' | 'llmsTxt' | 'insights'>> & {
   panel?: Partial<PluginOptions['panel']>;
   search?: Partial<SearchOptions>;
   /** false turns llms.txt off. */
   llmsTxt?: Partial<LlmsTxtOptions> | boolean;
+  insights?: Partial<InsightsOptions>;
 };
 
 export const MAX_SUGGESTED_QUESTIONS = 3;
@@ -61,6 +70,7 @@ export const DEFAULT_OPTIONS: Omit<PluginOptions, 'id'> = {
   writePermalinks: true,
   search: { navbar: true, staticIndex: true },
   llmsTxt: { enabled: true, summary: null },
+  insights: { enabled: false, path: '/docs-chat/insights' },
 };
 
 // The chat shortcuts that are the search box's shortcut (client-settings/search-shortcut.ts) on some platform.
@@ -168,6 +178,22 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
       'alternatives.types': '"llmsTxt" must be false (no llms.txt), true, or an object with enabled (true or false) and summary (the line under the title), e.g. summary: "Docs of Acme, the billing API."',
       'alternatives.match': '"llmsTxt" must be false (no llms.txt), true, or an object with enabled (true or false) and summary (the line under the title), e.g. summary: "Docs of Acme, the billing API."',
     }),
+  insights: Joi.object({
+    enabled: Joi.boolean().default(DEFAULT_OPTIONS.insights.enabled).messages({
+      'boolean.base': '"insights.enabled" must be true (add the insights page for docs owners) or false.',
+    }),
+    path: Joi.string()
+      .pattern(/^\/[A-Za-z0-9/_-]*$/)
+      .default(DEFAULT_OPTIONS.insights.path)
+      .messages({
+        'string.pattern.base': '"insights.path" must be a route starting with "/", made of letters, digits, "-", "_" and "/", e.g. "/docs-chat/insights".',
+      }),
+  })
+    .default(DEFAULT_OPTIONS.insights)
+    .messages({
+      'object.base': '"insights" must be an object with enabled (true or false) and path, e.g. enabled: true, path: "/docs-chat/insights".',
+      'object.unknown': 'Unknown option {#label}: "insights" takes enabled and path.',
+    }),
 })
   .custom((options: PluginOptions, helpers) => {
     // `llmsTxt: false | true` is short for `{ enabled }`.
@@ -182,7 +208,7 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
   })
   .messages({
     'object.unknown':
-      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks, search, llmsTxt.',
+      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks, search, llmsTxt, insights.',
   });
 
 /** Docusaurus calls this with the site's options before the plugin starts. */

@@ -86,6 +86,19 @@ describe('plugin options', () => {
     expect(JSON.stringify(globalData).length).toBeLessThan(400);
   });
 
+  it('adds no insights page unless the site enables it, and adds it under the base URL when enabled', async () => {
+    const routes: { path: string; component: string }[] = [];
+    const actions = { setGlobalData: () => undefined, addRoute: (route: { path: string; component: string }) => routes.push(route) } as unknown as PluginContentLoadedActions;
+    const context = { siteDir: '/site', generatedFilesDir: '/g', baseUrl: '/handbook/' } as LoadContext;
+    await docsChatPlugin(context, validate({})).contentLoaded?.({ content: undefined, actions });
+    expect(routes).toEqual([]);
+    await docsChatPlugin(context, validate({ insights: { enabled: true } })).contentLoaded?.({ content: undefined, actions });
+    expect(routes).toHaveLength(1);
+    expect(routes[0]?.path).toBe('/handbook/docs-chat/insights');
+    expect(routes[0]?.component).toMatch(/lib[\\/]insights[\\/]insights-route\.js$/);
+    expect(() => validate({ insights: { enabled: true, path: 'insights' } })).toThrow(/"insights.path" must be a route starting with "\/"/);
+  });
+
   it('points Docusaurus at compiled components and swizzle --typescript at the sources', () => {
     const plugin = docsChatPlugin({ siteDir: '/site', generatedFilesDir: '/g' } as LoadContext, validate({}));
     expect(plugin.getThemePath?.()).toMatch(/docusaurus-plugin[/\\]lib[/\\]theme$/);

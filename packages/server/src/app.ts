@@ -24,6 +24,7 @@ import { conversationRoutes } from './plugins/conversation-routes.js';
 import { healthRoutes } from './plugins/health-routes.js';
 import { mcpRoutes } from './plugins/mcp-routes.js';
 import { readerConversationRoutes } from './plugins/reader-conversation-routes.js';
+import { insightsRoutes } from './plugins/insights-routes.js';
 import { searchRoutes } from './plugins/search-routes.js';
 import { StreamTracker } from './plugins/stream-tracker.js';
 import { metricsRoutes } from './plugins/metrics-routes.js';
@@ -35,8 +36,8 @@ import type { GitSyncJob } from './sync/git-sync-job.js';
 export interface OpenRetrieval extends RetrievalHandle {
   /** Also read by the MCP read_page tool (the page's chunks). */
   store: Pick<VectorStore, 'backend' | 'collection' | 'status' | 'listFiles' | 'getByIds' | 'getByFile'>;
-  /** What embeds the questions (shown by /health). */
-  embedder?: Pick<Embedder, 'provider' | 'model' | 'dimensions'>;
+  /** What embeds the questions (shown by /health; `embed` also groups questions in /admin/insights). */
+  embedder?: Pick<Embedder, 'provider' | 'model' | 'dimensions'> & Partial<Pick<Embedder, 'embed' | 'maxBatchSize'>>;
 }
 
 export interface AppDependencies {
@@ -194,6 +195,9 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   await app.register(readerConversationRoutes, { conversations: deps.conversations, rateLimit: settings.rateLimit });
   if (settings.adminToken !== undefined && deps.runIngest !== undefined) {
     await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest, gitSync: deps.gitSync?.job });
+  }
+  if (settings.adminToken !== undefined) {
+    await app.register(insightsRoutes, { adminToken: settings.adminToken, conversations: deps.conversations, retrieval: deps.retrieval });
   }
   if (settings.gitWebhookSecret !== undefined && deps.gitSync !== undefined) {
     await app.register(webhookRoutes, { secret: settings.gitWebhookSecret, job: deps.gitSync.job, branch: deps.gitSync.branch });

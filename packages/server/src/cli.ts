@@ -1,10 +1,11 @@
 /**
- * The `docs-chat` command line: `ingest`, `search`, `serve` and `mcp`.
+ * The `docs-chat` command line: `ingest`, `search`, `insights`, `serve` and `mcp`.
  * Run from the repository root as `pnpm docs-chat <command>`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { runIngestCommand } from './commands/ingest-command.js';
+import { runInsightsCommand } from './commands/insights-command.js';
 import { runSearchCommand } from './commands/search-command.js';
 
 const USAGE = `Usage: docs-chat <command> [options]
@@ -21,6 +22,10 @@ Commands:
       keeps a record's examples with it.
   search "QUESTION" [--k 5] [--file-prefix PATH] [--json]
       Print the best matching sections of the docs.
+  insights [--since 7d] [--json | --csv]
+      What readers asked (1h to 365d back): questions per day, most asked,
+      refused questions with the sections that came closest, down-voted
+      answers, most and least cited pages. Reads DATABASE_URL or DATA_DIR.
   serve
       Start the chat server (PORT, default 8000).
   mcp
@@ -47,6 +52,8 @@ export async function main(argv: string[]): Promise<number> {
       return runIngestCommand(rest, process.env);
     case 'search':
       return runSearchCommand(rest, process.env);
+    case 'insights':
+      return runInsightsCommand(rest, process.env);
     case 'serve': {
       const { runServeCommand } = await import('./serve-command.js');
       return runServeCommand(rest, process.env);

@@ -407,6 +407,7 @@ export class ChatService {
           mode: turn.request.mode,
           question: { id: turn.userMessageId, content: turn.request.message },
           answerId: turn.messageId,
+          page: turn.request.page,
         }),
       );
       this.deps.conversations.answerStarted(turn.messageId);

@@ -9,6 +9,7 @@ import type { SourceRef } from '@docs-chat/core/protocol';
 import type { ConversationStore } from './conversation-store.js';
 import { ConversationStoreUnavailableError } from './conversation-store.js';
 import { createConversationStore } from './create-conversation-store.js';
+import { MIGRATIONS } from './migrations.js';
 import { openPgliteDatabase, pgliteConversationStore } from './pglite-conversation-store.js';
 import { createTestSchema, findTestPostgres, NO_TEST_POSTGRES_REASON } from './test-postgres.js';
 
@@ -99,7 +100,7 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     const conversation = await store.getConversation(conversationId);
     expect(conversation?.messages.map((message) => message.content)).toEqual(['kept across migrations']);
     const versions = await subject.execute<{ version: number }>('select version from schema_migrations order by version');
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
+    expect(versions.map((row) => Number(row.version))).toEqual(MIGRATIONS.map((migration) => migration.version));
   });
 
   it('returns a conversation with its messages in the order they were written', async () => {

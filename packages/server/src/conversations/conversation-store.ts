@@ -7,6 +7,7 @@
  * SQL (see `migrations.ts`).
  */
 import type { ChatMode, FinishReason, SourceRef, TokenUsage } from '@docs-chat/core/protocol';
+import type { InsightsQuery, InsightsRows } from './insights-queries.js';
 
 export type MessageRole = 'user' | 'assistant' | 'system';
 
@@ -53,6 +54,8 @@ export interface NewTurn {
   newConversation: boolean;
   mode: ChatMode;
   question: { id: string; content: string };
+  /** The page the reader asked from, kept for the insights report (selection use by page). */
+  page?: { url: string; title: string } | undefined;
   /** The assistant row, stored 'pending' with no content until `finishMessage`. */
   answerId: string;
 }
@@ -116,6 +119,8 @@ export interface ConversationStore {
    * belongs to them; returns how many (call again while it returns `limit`).
    */
   deleteConversationsOlderThan(cutoff: Date, limit: number): Promise<number>;
+  /** The aggregates of the insights report over one period (see `insights-queries.ts`); no row ids. */
+  readInsights(query: InsightsQuery): Promise<InsightsRows>;
   /** Resolves when the database answers within timeoutMs; rejects otherwise. */
   ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;

@@ -63,6 +63,20 @@ export const MIGRATIONS: readonly Migration[] = [
       `create index if not exists conversations_created_idx on conversations (created_at)`,
     ],
   },
+  {
+    version: 3,
+    name: 'the page a question was asked on; indexes for the insights report',
+    statements: [
+      `alter table messages add column if not exists page_url text`,
+      `alter table messages add column if not exists page_title text`,
+      // Questions per day and outcomes read only answer rows in the period: an index-only scan with these columns.
+      `create index if not exists messages_answers_created_idx on messages (created_at) include (status, finish_reason) where role = 'assistant'`,
+      // The most asked questions and selection use by page read only question rows in the period.
+      `create index if not exists messages_questions_created_idx on messages (created_at) include (mode) where role = 'user'`,
+      // Down-voted answers: the few 'down' ratings first, then their answers by primary key.
+      `create index if not exists feedback_rating_idx on feedback (rating, updated_at)`,
+    ],
+  },
 ];
 
 // Same key on every replica so that two servers starting together migrate one after the other.

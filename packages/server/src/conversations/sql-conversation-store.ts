@@ -17,6 +17,8 @@ import type {
 } from './conversation-store.js';
 import { ConversationStoreUnavailableError } from './conversation-store.js';
 import { toStoreError } from './database-errors.js';
+import type { InsightsQuery, InsightsRows } from './insights-queries.js';
+import { readInsightsRows } from './insights-queries.js';
 import { runMigrations } from './migrations.js';
 import type { SqlClient } from './sql-client.js';
 
@@ -169,10 +171,19 @@ export class SqlConversationStore implements ConversationStore {
         `with conversation as (
            insert into conversations (id) select $1::uuid where $2::boolean on conflict (id) do nothing
          )
-         insert into messages (id, conversation_id, role, content, mode, status)
-         values ($3::uuid, $1::uuid, 'user', $4, $5, 'complete'),
-                ($6::uuid, $1::uuid, 'assistant', '', $5, 'pending')`,
-        [turn.conversationId, turn.newConversation, turn.question.id, storableText(turn.question.content), turn.mode, turn.answerId],
+         insert into messages (id, conversation_id, role, content, mode, status, page_url, page_title)
+         values ($3::uuid, $1::uuid, 'user', $4, $5, 'complete', $7, $8),
+                ($6::uuid, $1::uuid, 'assistant', '', $5, 'pending', null, null)`,
+        [
+          turn.conversationId,
+          turn.newConversation,
+          turn.question.id,
+          storableText(turn.question.content),
+          turn.mode,
+          turn.answerId,
+          turn.page ? storableText(turn.page.url) : null,
+          turn.page ? storableText(turn.page.title) : null,
+        ],
       ),
     );
   }
@@ -317,6 +328,10 @@ export class SqlConversationStore implements ConversationStore {
       ),
     );
     return rows.length;
+  }
+
+  async readInsights(query: InsightsQuery): Promise<InsightsRows> {
+    return this.#run('read insights', (client) => readInsightsRows(client, query));
   }
 
   async ping(timeoutMs: number): Promise<void> {

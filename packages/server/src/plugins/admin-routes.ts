@@ -1,15 +1,14 @@
 /**
  * `POST /admin/ingest`: runs the incremental ingest and returns its report.
- * Registered only when ADMIN_TOKEN is set. The token is compared in constant
- * time (digests of equal length) so response timing reveals nothing about it.
+ * Registered only when ADMIN_TOKEN is set (checked by `admin-auth.ts`).
  * One ingest at a time: 409 while one runs here or in another process.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { describeError } from '../chat/conversation-gateway.js';
 import { isDocsChatError, type RunIngest } from '../core-api.js';
 import { HttpError } from '../http-errors.js';
 import type { GitSyncJob } from '../sync/git-sync-job.js';
+import { requireAdminToken } from './admin-auth.js';
 
 export interface AdminRoutesOptions {
   adminToken: string;
@@ -19,17 +18,9 @@ export interface AdminRoutesOptions {
 }
 
 export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { adminToken, runIngest, gitSync }) => {
-  const expected = digest(adminToken);
   let running = false;
 
-  app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match || !timingSafeEqual(digest(match[1] ?? ''), expected)) {
-      reply.header('www-authenticate', 'Bearer realm="docs-chat admin"');
-      throw new HttpError('unauthorized');
-    }
-  });
+  app.addHook('onRequest', requireAdminToken(adminToken));
 
   app.post('/admin/ingest', async (request) => {
     const options = parseIngestOptions(request.body);
@@ -60,10 +51,6 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, {
 
   app.get('/admin/ingest/status', async () => ({ git: gitSync ? { configured: true, ...gitSync.status() } : { configured: false }, ingest: { running } }));
 };
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
 
 function parseIngestOptions(body: unknown): { rebuild: boolean; dryRun: boolean } {
   if (body === undefined || body === null) return { rebuild: false, dryRun: false };
