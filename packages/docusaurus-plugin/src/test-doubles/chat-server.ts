@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION } from '@docs-chat/core/protocol';
+import { CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION } from '@docs-chat/protocol';
 
 export interface ScriptedChatAnswer {
   /** Raw SSE text to send (exactly as a server would write it). */
