@@ -6,7 +6,6 @@
  * API key (extractive answer). Slow by nature (real npm installs and a Docusaurus build), so it is
  * its own Jest project (`install`), bounded by the timeouts below.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
