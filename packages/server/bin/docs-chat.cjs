@@ -16,7 +16,13 @@ var path = require('path');
 var url = require('url');
 // Through Function so that Node versions without dynamic import() still reach the message above.
 var load = new Function('specifier', 'return import(specifier)');
-load(url.pathToFileURL(path.join(__dirname, '..', 'lib', 'cli.js')).href)
+var cliPath = path.join(__dirname, '..', 'lib', 'cli.js');
+if (!require('fs').existsSync(cliPath)) {
+  // Only in a checkout of the repository: the published package always has lib/.
+  process.stderr.write('docs-chat: ' + cliPath + ' is missing; in the docs-chat repository run `npx -y pnpm@10.34.9 build`, or use `pnpm docs-chat`, which runs the sources.\n');
+  process.exit(2);
+}
+load(url.pathToFileURL(cliPath).href)
   .then(function (cli) {
     return cli.main(process.argv.slice(2));
   })
