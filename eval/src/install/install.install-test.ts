@@ -64,9 +64,16 @@ describe('the plugin installed from its tarball in a fresh Docusaurus site', () 
     const pages = htmlPages(buildDir).filter((page) => !page.endsWith('404.html'));
     expect(pages.length).toBeGreaterThanOrEqual(3);
     for (const page of pages) {
-      // The widget's launcher is server-rendered into each page by the plugin's Root.
-      expect({ page: path.relative(buildDir, page), widget: fs.readFileSync(page, 'utf8').includes('docs-chat') }).toEqual({ page: path.relative(buildDir, page), widget: true });
+      // The widget's launcher and the navbar search button are server-rendered into each page by the plugin's theme.
+      const html = fs.readFileSync(page, 'utf8');
+      expect({ page: path.relative(buildDir, page), launcher: html.includes('docs-chat-launcher'), search: html.includes('docs-chat-search-button') }).toEqual({
+        page: path.relative(buildDir, page),
+        launcher: true,
+        search: true,
+      });
     }
+    // The static search index the plugin writes at build, for search without the server.
+    expect(fs.existsSync(path.join(buildDir, 'docs-chat', 'search-manifest.json'))).toBe(true);
     const scripts = fs.readdirSync(path.join(buildDir, 'assets', 'js')).map((file) => fs.readFileSync(path.join(buildDir, 'assets', 'js', file), 'utf8'));
     expect(scripts.some((script) => script.includes('http://localhost:8000') && script.includes('x-docs-chat-protocol'))).toBe(true);
   }, 20 * MINUTE);
