@@ -10,8 +10,8 @@
  *    (its tarball; npm overrides send @docs-chat/protocol to its tarball too). Time `npm install`
  *    plus `docusaurus build` for each; rounds alternate without/with so both see the same npm cache
  *    (the first round warms it and is reported apart; later rounds are the median).
- * 3. Plugin dependencies added = packages in the plugin site's package-lock.json that the site
- *    without the plugin does not have (name@version; the plugin itself excluded).
+ * 3. Plugin dependencies added = packages in the plugin site's package-lock.json reachable from
+ *    the plugin and from no other dependency of the site (the plugin itself excluded).
  * 4. Server install size = bytes of the files under node_modules after `npm install` of the server
  *    tarball, once with --omit=optional (no neural embedder) and once as npm installs by default.
  */
@@ -20,7 +20,7 @@ import path from 'node:path';
 import {
   directorySize,
   docusaurusBuild,
-  lockedPackages,
+  packagesOnlyReachableFrom,
   npmInstall,
   packWorkspace,
   tempDir,
@@ -59,8 +59,7 @@ for (let round = 0; round < rounds; round++) {
   withPlugin.push(await siteRun(`site-with-${round}`, true));
 }
 
-const baseline = lockedPackages(without[0]!.dir, { production: true });
-const added = [...lockedPackages(withPlugin[0]!.dir, { production: true })].filter((entry) => !baseline.has(entry) && !entry.startsWith('@docs-chat/docusaurus-plugin@'));
+const added = packagesOnlyReachableFrom(withPlugin[0]!.dir, '@docs-chat/docusaurus-plugin');
 
 const serverLean = path.join(root, 'server-lean');
 writeServerFolder(serverLean, tarballs);

@@ -14,7 +14,7 @@ import {
   docusaurusBuild,
   freePort,
   htmlPages,
-  lockedPackages,
+  packagesOnlyReachableFrom,
   npmInstall,
   packWorkspace,
   run,
@@ -50,11 +50,11 @@ afterAll(() => {
 
 describe('the plugin installed from its tarball in a fresh Docusaurus site', () => {
   it('adds only React-free helpers to the site, no LLM SDK, vector store client or markdown parser', () => {
-    const installed = [...lockedPackages(siteDir)].map((entry) => entry.slice(0, entry.lastIndexOf('@')));
-    for (const heavy of ['@google/genai', 'openai', '@qdrant/js-client-rest', '@docs-chat/core', '@docs-chat/server', 'remark-parse']) {
-      expect(installed).not.toContain(heavy);
-    }
-    expect(installed).toContain('@docs-chat/protocol');
+    // Docusaurus itself brings remark and unified; what counts is what only the plugin brings.
+    const added = packagesOnlyReachableFrom(siteDir, '@docs-chat/docusaurus-plugin');
+    expect(added).toContain('@docs-chat/protocol');
+    const heavy = added.filter((name) => /^(@google\/genai|openai|@qdrant\/|@docs-chat\/(core|server)$|remark|unified$|mdast|micromark|react$|react-dom$)/.test(name));
+    expect(heavy).toEqual([]);
   });
 
   it('builds, with the widget on every page and its assets in the build', async () => {
@@ -74,8 +74,9 @@ describe('the plugin installed from its tarball in a fresh Docusaurus site', () 
     }
     // The static search index the plugin writes at build, for search without the server.
     expect(fs.existsSync(path.join(buildDir, 'docs-chat', 'search-manifest.json'))).toBe(true);
+    // The widget's code (the stream client sends the protocol header) and its options (the server URL) are bundled.
     const scripts = fs.readdirSync(path.join(buildDir, 'assets', 'js')).map((file) => fs.readFileSync(path.join(buildDir, 'assets', 'js', file), 'utf8'));
-    expect(scripts.some((script) => script.includes('http://localhost:8000') && script.includes('x-docs-chat-protocol'))).toBe(true);
+    expect({ serverUrl: scripts.some((script) => script.includes('http://localhost:8000')), client: scripts.some((script) => script.includes('x-docs-chat-protocol')) }).toEqual({ serverUrl: true, client: true });
   }, 20 * MINUTE);
 
   it('fails the build with what to set when serverUrl is malformed', async () => {
@@ -122,7 +123,8 @@ describe('the server installed from its tarball with npm', () => {
     expect(ingest.stdout).toMatch(/Files: 3 processed/);
 
     const port = await freePort();
-    server = spawn('npx', ['--no-install', 'docs-chat', 'serve'], {
+    // The installed `docs-chat` command itself (what `npx docs-chat serve` runs), so that stopping it stops the server.
+    server = spawn(process.execPath, [path.join(serverDir, 'node_modules', '.bin', 'docs-chat'), 'serve'], {
       cwd: serverDir,
       env: { ...process.env, DATA_DIR: path.join(serverDir, 'data'), PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -130,7 +132,7 @@ describe('the server installed from its tarball with npm', () => {
     let serverErrors = '';
     server.stderr!.on('data', (chunk: Buffer) => (serverErrors += chunk.toString()));
     const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 2 * MINUTE;
+    const deadline = Date.now() + 5 * MINUTE;
     for (;;) {
       const health = await fetch(`${url}/health`).catch(() => undefined);
       if (health?.status === 200) break;

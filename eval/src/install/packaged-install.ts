@@ -160,6 +160,44 @@ export function lockedPackages(dir: string, options: { production?: boolean } = 
   );
 }
 
+/**
+ * Names of the installed packages that only `name` brings: reachable through its dependencies in the
+ * site's package-lock.json and through no other dependency of the site.
+ */
+export function packagesOnlyReachableFrom(dir: string, name: string): string[] {
+  type Entry = { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  const { packages } = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, Entry> };
+  const resolve = (from: string, dependency: string): string | undefined => {
+    let folder = from;
+    for (;;) {
+      const key = `${folder ? `${folder}/` : ''}node_modules/${dependency}`;
+      if (packages[key]) return key;
+      if (!folder) return undefined;
+      const cut = folder.lastIndexOf('/node_modules/');
+      folder = cut < 0 ? '' : folder.slice(0, cut);
+    }
+  };
+  const reachable = (roots: string[]): Set<string> => {
+    const seen = new Set<string>();
+    const stack = roots.map((root) => `node_modules/${root}`);
+    while (stack.length > 0) {
+      const key = stack.pop()!;
+      if (seen.has(key) || !packages[key]) continue;
+      seen.add(key);
+      const entry = packages[key]!;
+      for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
+        const found = resolve(key, dependency);
+        if (found) stack.push(found);
+      }
+    }
+    return seen;
+  };
+  const roots = Object.keys(packages['']?.dependencies ?? {});
+  const all = reachable(roots);
+  const others = reachable(roots.filter((root) => root !== name));
+  return [...all].filter((key) => !others.has(key) && key !== `node_modules/${name}`).map((key) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length));
+}
+
 export function directorySize(dir: string): number {
   let total = 0;
   const stack = [dir];
