@@ -24,12 +24,15 @@ const common = {
 export default {
   testTimeout: 30000,
   projects: [
-    { ...common, displayName: 'core', testMatch: ['<rootDir>/packages/core/src/**/*.test.ts'] },
+    { ...common, displayName: 'core', testMatch: ['<rootDir>/packages/core/src/**/*.test.ts', '<rootDir>/packages/protocol/src/**/*.test.ts'] },
     { ...common, displayName: 'stand-ins', testMatch: ['<rootDir>/packages/stand-ins/src/**/*.test.ts'] },
     { ...common, displayName: 'server', testMatch: ['<rootDir>/packages/server/src/**/*.test.ts'] },
     { ...common, displayName: 'eval', testMatch: ['<rootDir>/eval/src/**/*.test.ts'] },
     // docs-site's own modules (its code themes); the browser suite is the e2e project below.
     { ...common, displayName: 'docs-site', testMatch: ['<rootDir>/docs-site/src/**/*.test.ts'] },
+    // What a user installs: the packed packages with plain npm in temp folders outside the
+    // workspace (a fresh Docusaurus site with the plugin, the server's CLI). Minutes, not seconds.
+    { ...common, displayName: 'install', testMatch: ['<rootDir>/eval/src/install/**/*.install-test.ts'], testTimeout: 20 * 60_000 },
     {
       // The built docs-site in headless Chromium against the real server on offline defaults, plus the
       // citation URL check; the global setup builds the site and ingests its docs once for both.

@@ -74,7 +74,7 @@ declare module '@theme/SelectionMode' {
 
 declare module '@theme/SourceList' {
   import type { ReactNode } from 'react';
-  import type { SourceRef } from '@docs-chat/core/protocol';
+  import type { SourceRef } from '@docs-chat/protocol';
   export interface Props {
     readonly sources: readonly SourceRef[];
     /** The citation number of each source (what `[n]` in the answer says); 1, 2, 3... when absent. */

@@ -28,6 +28,8 @@ const compose = readComposeFile();
 const services = compose.services;
 const dockerfile = parseDockerfile(readRepoFile('Dockerfile'));
 const rootPackage = JSON.parse(readRepoFile('package.json')) as { packageManager: string };
+/** Where the server image's npm install puts the `docs-chat` command (the server package's bin shim). */
+const INSTALLED_BIN = '/app/node_modules/@docs-chat/server/bin/docs-chat.cjs';
 
 function service(name: string): ComposeService {
   const found = services[name];
@@ -148,7 +150,7 @@ describe('docker-compose.yml', () => {
     const [jobName] = ingestJobs[0] as [string, string];
     // Compose refuses to start a dependency that a profile disables, so the automatic job has none.
     expect(service(jobName).profiles).toBeUndefined();
-    expect(effectiveArgv(jobName).slice(-2)).toEqual(['packages/server/src/cli.ts', 'ingest']);
+    expect(effectiveArgv(jobName).slice(-2)).toEqual([INSTALLED_BIN, 'ingest']);
     expect(dependencyConditions(jobName).qdrant).toBe('service_healthy');
   });
 
@@ -158,7 +160,7 @@ describe('docker-compose.yml', () => {
     const { profiles: _profiles, ...manual } = service('ingest');
     expect(manual).toEqual(service(automatic as string));
     expect(service('ingest').image).toBe(service('server').image);
-    expect(effectiveArgv('server').slice(-2)).toEqual(['packages/server/src/cli.ts', 'serve']);
+    expect(effectiveArgv('server').slice(-2)).toEqual([INSTALLED_BIN, 'serve']);
     const serverEntrypoint = effectiveArgv('server').slice(0, -1);
     expect(effectiveArgv('ingest')).toEqual([...serverEntrypoint, 'ingest']);
     expect(buildOf('ingest')).toEqual(buildOf('server'));
@@ -342,12 +344,20 @@ describe('Dockerfile', () => {
     expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
     expect(server.some((step) => step.keyword === 'EXPOSE' && step.args.split(/\s+/).includes('8000'))).toBe(true);
     expect(server.some((step) => step.keyword === 'HEALTHCHECK')).toBe(true);
-    // The image holds no pnpm, so the server starts through node and the loader shipped with tsx.
+    // The image runs the server as npm installed it from the packed package: node and its bin shim,
+    // no tsx, no TypeScript sources.
     const entrypoint = server.find((step) => step.keyword === 'ENTRYPOINT');
     const argv = JSON.parse(entrypoint?.args ?? '[]') as string[];
-    const loader = argv[argv.indexOf('--import') + 1] ?? '';
-    expect(fs.existsSync(path.join(REPO_ROOT, loader))).toBe(true);
-    expect(argv.at(-1)).toBe('packages/server/src/cli.ts');
+    expect(argv).toEqual(['node', INSTALLED_BIN]);
+    const bin = JSON.parse(readRepoFile('packages/server/package.json')).bin['docs-chat'] as string;
+    expect(path.posix.join('/app/node_modules/@docs-chat/server', bin)).toBe(INSTALLED_BIN);
+    expect(fs.existsSync(path.join(REPO_ROOT, 'packages/server', bin))).toBe(true);
+    const copied = server.filter((step) => step.keyword === 'COPY').map((step) => step.args);
+    expect(copied.some((args) => /packages\/(core|server)\/src/.test(args))).toBe(false);
+    expect(copied).toContain('--from=builder /packs /packs');
+    const builder = dockerfile.instructions.filter((step) => step.stage === 'builder' && step.keyword === 'RUN').map((step) => step.args).join('\n');
+    expect(builder).toMatch(/pnpm@[\d.]+ build/);
+    expect(builder).toMatch(/for package in protocol core server;.*pnpm@[\d.]+ pack --pack-destination \/packs/s);
   });
 });
 

@@ -4,7 +4,7 @@
 // lib/theme-without-search-bar is the same theme without SearchBar, for sites
 // that set `search.navbar: false` to keep their own search box (see src/index.ts).
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,13 @@ const outputDir = join(packageDir, 'lib');
 const require = createRequire(import.meta.url);
 
 rmSync(outputDir, { recursive: true, force: true });
+// In the workspace the compiled plugin imports @docs-chat/protocol, whose declarations this build
+// reads from its lib/: build it first (two small modules) so `pnpm install` alone leaves both usable.
+const protocolDir = join(packageDir, '..', 'protocol');
+if (existsSync(join(protocolDir, 'tsconfig.build.json'))) {
+  const protocol = spawnSync(process.execPath, [join(packageDir, '..', '..', 'scripts', 'build-package.mjs')], { cwd: protocolDir, stdio: 'inherit' });
+  if (protocol.status !== 0) process.exit(protocol.status ?? 1);
+}
 const tscBin = require.resolve('typescript/bin/tsc');
 const result = spawnSync(process.execPath, [tscBin, '-p', join(packageDir, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (result.status !== 0) {

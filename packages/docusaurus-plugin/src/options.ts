@@ -107,6 +107,8 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
       'string.uri': '"serverUrl" must be an absolute http(s) URL of the docs-chat server, e.g. "https://chat.example.com" or "http://localhost:8000".',
       'string.uriCustomScheme': '"serverUrl" must start with http:// or https://, e.g. "http://localhost:8000".',
       'string.base': '"serverUrl" must be a string such as "http://localhost:8000".',
+      // Typically `serverUrl: process.env.DOCS_CHAT_SERVER_URL` with the variable set but empty.
+      'string.empty': '"serverUrl" is empty: set it (or the environment variable it reads) to the docs-chat server\'s URL as readers\' browsers reach it, e.g. "https://chat.example.com", or leave it out for "http://localhost:8000".',
     }),
   title: optionalText('title', 80),
   placeholder: optionalText('placeholder', 120),

@@ -52,6 +52,7 @@ describe('plugin options', () => {
     ['four suggested questions', { suggestedQuestions: ['a', 'b', 'c', 'd'] }, /holds at most 3 questions/],
     ['a server URL without a scheme', { serverUrl: 'localhost:8000' }, /"serverUrl" must start with http:\/\/ or https:\/\//],
     ['a server URL that is not a URL', { serverUrl: 'not a url' }, /"serverUrl" must start with http:\/\/ or https:\/\//],
+    ['an empty server URL (an empty environment variable)', { serverUrl: '' }, /"serverUrl" is empty: set it .* e\.g\. "https:\/\/chat\.example\.com"/],
     ['a server URL that is not a string', { serverUrl: 8000 as unknown as string }, /"serverUrl" must be a string such as "http:\/\/localhost:8000"/],
     ['a shortcut without a modifier', { shortcut: 'i' }, /"shortcut" must be modifiers and one key joined by "\+", e.g. "mod\+i"/],
     ['a panel narrower than a phone', { panel: { width: 100 } }, /"panel.width" is in CSS pixels and must be at least 280/],

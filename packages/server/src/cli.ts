@@ -40,13 +40,35 @@ function loadDotEnv(): void {
   if (fs.existsSync(file) && typeof process.loadEnvFile === 'function') process.loadEnvFile(file);
 }
 
+const COMMANDS = new Set(['ingest', 'search', 'serve']);
+
+/** A DATA_DIR whose parent folder is missing is almost always a typo: say so instead of creating a tree. */
+function dataDirProblem(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.DATA_DIR?.trim();
+  if (!value) return undefined;
+  const dir = path.resolve(process.cwd(), value);
+  if (fs.existsSync(dir)) return fs.statSync(dir).isDirectory() ? undefined : `DATA_DIR=${value} is a file, not a folder; set DATA_DIR to a folder docs-chat may write to.`;
+  const parent = path.dirname(dir);
+  if (!fs.existsSync(parent)) return `DATA_DIR=${value}: its parent folder ${parent} does not exist; create it or point DATA_DIR at a folder whose parent exists.`;
+  return undefined;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
   }
+  if (!COMMANDS.has(command)) {
+    process.stderr.write(`docs-chat: unknown command "${command}"; the commands are ingest, search and serve (run \`docs-chat --help\` for their options).\n`);
+    return 2;
+  }
   loadDotEnv();
+  const problem = dataDirProblem(process.env);
+  if (problem !== undefined) {
+    process.stderr.write(`docs-chat: ${problem}\n`);
+    return 2;
+  }
   switch (command) {
     case 'ingest':
       return runIngestCommand(rest, process.env);
@@ -63,7 +85,6 @@ export async function main(argv: string[]): Promise<number> {
       return runMcpCommand(rest, process.env);
     }
     default:
-      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
       return 2;
   }
 }

@@ -1,4 +1,4 @@
-import type { ChatMode, ChatStreamEvent, FinishReason, SourceRef } from '@docs-chat/core/protocol';
+import type { ChatMode, ChatStreamEvent, FinishReason, SourceRef } from '@docs-chat/protocol';
 import type { ChatClientError, ChatErrorKind } from './chat-errors.js';
 import type { FeedbackRating, StoredConversation } from './conversation-api.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { SourceRef } from '@docs-chat/core/protocol';
+import type { SourceRef } from '@docs-chat/protocol';
 import { citationNumbers, numberSources } from './cited-sources.js';
 
 const source = (name: string): SourceRef => ({ file: `${name}.md`, title: name, heading: null, headingPath: [name], url: `/docs/${name}`, score: 0.5 });

@@ -6,7 +6,7 @@
  * [4] comes with two sources; they are paired with its citations in that
  * order. The server reads citations as this parser does (never in code).
  */
-import type { SourceRef } from '@docs-chat/core/protocol';
+import type { SourceRef } from '@docs-chat/protocol';
 import type { BlockNode, InlineNode } from './markdown/markdown-ast.js';
 import { parseMarkdown } from './markdown/parse-markdown.js';
 

@@ -1,4 +1,4 @@
-import type { FinishReason, SourceRef } from '@docs-chat/core/protocol';
+import type { FinishReason, SourceRef } from '@docs-chat/protocol';
 import { ChatClientError, errorFromResponse, isAbortError } from './chat-errors.js';
 import type { FetchFunction } from './stream-client.js';
 import { isShareId } from './share-link.js';

@@ -22,7 +22,7 @@ export { parseInline, isSafeHref } from './markdown/parse-inline.js';
 export type { BlockNode, InlineNode, TableAlign } from './markdown/markdown-ast.js';
 export { toSiteHref } from './site-href.js';
 export { citationNumbers, numberSources, type NumberedSource } from './cited-sources.js';
-// Re-exported so swizzled components need no direct dependency on @docs-chat/core.
-export { MAX_MESSAGE_CHARS, MAX_SELECTION_TOKENS } from '@docs-chat/core/protocol';
-export type { SourceRef, ChatMode } from '@docs-chat/core/protocol';
+// Re-exported so swizzled components need no direct dependency on @docs-chat/protocol.
+export { MAX_MESSAGE_CHARS, MAX_SELECTION_TOKENS } from '@docs-chat/protocol';
+export type { SourceRef, ChatMode } from '@docs-chat/protocol';
 export { askInChat, onAskInChat, ASK_EVENT, type AskEventDetail } from './ask-event.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ChatStreamEvent } from '@docs-chat/core/protocol';
+import type { ChatStreamEvent } from '@docs-chat/protocol';
 import { ChatClientError } from './chat-errors.js';
 import { streamChat } from './stream-client.js';
 import { readFixture, startChatTestServer, type ChatTestServer } from '../test-doubles/chat-server.js';

@@ -4,7 +4,7 @@ import {
   createChatStreamParser,
   type ChatRequest,
   type ChatStreamEvent,
-} from '@docs-chat/core/protocol';
+} from '@docs-chat/protocol';
 import { ChatClientError, errorFromResponse, errorFromStreamEvent, isAbortError } from './chat-errors.js';
 
 export type FetchFunction = typeof fetch;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { boundSelection } from '@docs-chat/core/token-budget';
+import { boundSelection } from '@docs-chat/protocol/token-budget';
 import { estimateTokens, prepareSelection } from './token-estimate.js';
 
 describe('selection token budget', () => {

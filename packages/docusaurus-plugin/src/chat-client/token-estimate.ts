@@ -1,5 +1,5 @@
-import { MAX_SELECTION_TOKENS } from '@docs-chat/core/protocol';
-import { boundSelection, countTokens } from '@docs-chat/core/token-budget';
+import { MAX_SELECTION_TOKENS } from '@docs-chat/protocol';
+import { boundSelection, countTokens } from '@docs-chat/protocol/token-budget';
 
 // The server's own token count and cut (one rule on both sides): the passage the widget sends
 // is already within the server's budget, so the server never cuts it again, and the reader

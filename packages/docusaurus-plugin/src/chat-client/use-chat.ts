@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react';
-import type { ChatPage } from '@docs-chat/core/protocol';
+import type { ChatPage } from '@docs-chat/protocol';
 import { ChatClientError, isAbortError } from './chat-errors.js';
 import { chatReducer, initialChatState, type ChatState, type SentQuestion } from './chat-state.js';
 import { fetchConversation, sendFeedback, type FeedbackRating } from './conversation-api.js';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { isUuid } from '@docs-chat/core/protocol';
+import { isUuid } from '@docs-chat/protocol';
 
 export const CONVERSATION_STORAGE_KEY = 'docs-chat:conversation';
 

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION } from '@docs-chat/core/protocol';
+import { CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION } from '@docs-chat/protocol';
 
 export interface ScriptedChatAnswer {
   /** Raw SSE text to send (exactly as a server would write it). */

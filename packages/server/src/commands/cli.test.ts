@@ -93,6 +93,12 @@ describe('the docs-chat command line', () => {
     expect(long.stderr).toContain('limit is 4000');
   }, 60_000);
 
+  it('refuses a DATA_DIR whose parent folder is missing in one line with exit code 2', async () => {
+    const result = await docsChat(['ingest', '--docs', path.join(workDir, 'nowhere')], { ...env, DATA_DIR: path.join(workDir, 'no-such-parent', 'data') });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`its parent folder ${path.join(workDir, 'no-such-parent')} does not exist`)]);
+  }, 60_000);
+
   it('fails with a clear error and a non-zero exit code when the docs folder is missing', async () => {
     const result = await docsChat(['ingest', '--docs', path.join(workDir, 'nowhere')], env);
     expect(result.code).toBe(1);
@@ -100,10 +106,10 @@ describe('the docs-chat command line', () => {
     expect(result.stderr).toContain('--docs DIR');
   }, 60_000);
 
-  it('explains unknown commands and flags with the usage text', async () => {
+  it('answers an unknown command in one line naming the commands, and an unknown flag with the usage text', async () => {
     const unknown = await docsChat(['frobnicate'], env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('Usage: docs-chat');
+    expect(unknown.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^docs-chat: unknown command "frobnicate"; the commands are ingest, search and serve \(run `docs-chat --help`/)]);
     const badFlag = await docsChat(['ingest', '--fast'], env);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain('--rebuild');

@@ -2,7 +2,7 @@ import { Fragment, type ReactNode } from 'react';
 import Link from '@docusaurus/Link';
 import CodeBlock from '@theme/CodeBlock';
 import { translate } from '@docusaurus/Translate';
-import type { SourceRef } from '@docs-chat/core/protocol';
+import type { SourceRef } from '@docs-chat/protocol';
 import type { NumberedSource } from '../../chat-client/cited-sources.js';
 import type { BlockNode, InlineNode } from '../../chat-client/markdown/markdown-ast.js';
 import { parseMarkdown } from '../../chat-client/markdown/parse-markdown.js';

@@ -2,7 +2,7 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import MessageList from '@theme/MessageList';
-import type { SourceRef } from '@docs-chat/core/protocol';
+import type { SourceRef } from '@docs-chat/protocol';
 import type { ChatMessage } from '../../chat-client/chat-state.js';
 
 function message(overrides: Partial<ChatMessage>): ChatMessage {

@@ -1,7 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
-import type { SourceRef } from '@docs-chat/core/protocol';
+import type { SourceRef } from '@docs-chat/protocol';
 import SourceList from '@theme/SourceList';
 
 const sources: SourceRef[] = [
