@@ -48,6 +48,7 @@ export default function docsChatPlugin(context: LoadContext, options: PluginOpti
       actions.setGlobalData(toClientSettings(options));
       // A route of its own: its component (and the chart library) load only when the page is opened.
       if (options.insights.enabled) {
+        requireChartLibrary();
         actions.addRoute({
           path: `${context.baseUrl.replace(/\/+$/, '')}${options.insights.path}`,
           component: join(packageDir, 'lib', 'insights', 'insights-route.js'),
@@ -102,6 +103,18 @@ async function writeStaticSearchIndex(outDir: string, baseUrl: string, permalink
   console.log(
     `[docs-chat] Search index: ${written.manifest.pages} pages, ${written.manifest.sections} sections, ${gzipKilobytes.toFixed(1)} KB gzip (${relative(process.cwd(), written.indexFile)}).`,
   );
+}
+
+/**
+ * uPlot draws the insights page's chart. It is an optional peer: only sites that turn the page on install it,
+ * so the plugin adds no package to the others (issue 14's budget of at most 5 packages added to a site).
+ */
+function requireChartLibrary(): void {
+  try {
+    createRequire(join(packageDir, 'package.json')).resolve('uplot');
+  } catch {
+    throw new Error('[docs-chat] The insights page (insights.enabled) draws its charts with uPlot: install it in your site with "npm install uplot@1.6.32", or turn the page off.');
+  }
 }
 
 /**

@@ -16,7 +16,8 @@ import remarkMdx from 'remark-mdx';
 import remarkParse from 'remark-parse';
 import remarkStringify from 'remark-stringify';
 import { unified } from 'unified';
-import { parse as parseYaml } from 'yaml';
+// js-yaml, not yaml: Docusaurus already installs it, so reading front matter adds no package to a site.
+import { load as parseYaml } from 'js-yaml';
 
 export interface CleanMarkdown {
   /** The body, without front matter; ends with one newline (empty for an empty page). */
