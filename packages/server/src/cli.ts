@@ -40,7 +40,7 @@ function loadDotEnv(): void {
   if (fs.existsSync(file) && typeof process.loadEnvFile === 'function') process.loadEnvFile(file);
 }
 
-const COMMANDS = new Set(['ingest', 'search', 'serve']);
+const COMMANDS = new Set(['ingest', 'search', 'insights', 'serve', 'mcp']);
 
 /** A DATA_DIR whose parent folder is missing is almost always a typo: say so instead of creating a tree. */
 function dataDirProblem(env: NodeJS.ProcessEnv): string | undefined {
@@ -60,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (!COMMANDS.has(command)) {
-    process.stderr.write(`docs-chat: unknown command "${command}"; the commands are ingest, search and serve (run \`docs-chat --help\` for their options).\n`);
+    process.stderr.write(`docs-chat: unknown command "${command}"; the commands are ${[...COMMANDS].join(', ')} (run \`docs-chat --help\` for their options).\n`);
     return 2;
   }
   loadDotEnv();

@@ -109,7 +109,7 @@ describe('the docs-chat command line', () => {
   it('answers an unknown command in one line naming the commands, and an unknown flag with the usage text', async () => {
     const unknown = await docsChat(['frobnicate'], env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^docs-chat: unknown command "frobnicate"; the commands are ingest, search and serve \(run `docs-chat --help`/)]);
+    expect(unknown.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^docs-chat: unknown command "frobnicate"; the commands are ingest, search, insights, serve, mcp \(run `docs-chat --help`/)]);
     const badFlag = await docsChat(['ingest', '--fast'], env);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain('--rebuild');
