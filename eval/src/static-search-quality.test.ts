@@ -4,7 +4,10 @@
  * rank the expected sections at least as well as a plain lunr index over the
  * same sections (the popular local-search plugins' engine), run here on the
  * same sections, and at least as well as lunr's figures recorded in issue 12
- * (redux 0.80 / 0.54, typescript-eslint 0.90 / 0.69, docs-site 1.00 / 0.87).
+ * (redux 0.80 / 0.54, typescript-eslint 0.90 / 0.69). This guide (docs-site) grows
+ * with every feature, and every new page competes for its questions: its recorded
+ * floor is lunr's on the guide as it is now (24 pages: 1.00 / 0.79; it was 0.87 on
+ * 18 pages), and the comparison with lunr on the same sections is what holds it.
  * The sections come from the markdown, cut by the server's chunker, as
  * `pnpm eval --engine static` does.
  */
@@ -23,7 +26,7 @@ const shared = path.resolve(repo, '..', 'shared');
 const SETS: [string, string, string, { recallAt5: number; mrrAt5: number }][] = [
   ['redux', path.join(shared, 'corpora', 'redux'), path.join(shared, 'eval', 'redux.questions.json'), { recallAt5: 0.8, mrrAt5: 0.54 }],
   ['typescript-eslint', path.join(shared, 'corpora', 'typescript-eslint'), path.join(repo, 'eval', 'typescript-eslint.questions.json'), { recallAt5: 0.9, mrrAt5: 0.69 }],
-  ['docs-site', path.join(repo, 'docs-site', 'docs'), path.join(repo, 'eval', 'docs-site.questions.json'), { recallAt5: 1, mrrAt5: 0.87 }],
+  ['docs-site', path.join(repo, 'docs-site', 'docs'), path.join(repo, 'eval', 'docs-site.questions.json'), { recallAt5: 1, mrrAt5: 0.79 }],
 ];
 
 describe.each(SETS)('search in the browser on the %s docs', (_name, docsDir, questionsFile, lunrRecorded) => {
