@@ -210,6 +210,9 @@ export async function runHardeningChecks(context: SuiteContext, env: Record<stri
       await chat.finished;
       context.gemini.reset();
       expectThat(chat.last()?.type === 'done', `the running answer ended with ${chat.last()?.type}`);
+      // The server ends by itself once its answers are done; stop() would send a second signal.
+      const pid = hardened!.pid;
+      await until('the server to exit after its last answer', () => { try { process.kill(pid, 0); return false; } catch { return true; } }, 20_000).catch(() => undefined);
       const exitCode = await hardened!.stop();
       hardened = null;
       expectThat(exitCode === 0, `exit code ${exitCode}`);

@@ -191,6 +191,8 @@ export interface LoadedSnapshot {
 
 /** Reads the current snapshot, or null when none was ever committed. Throws `index_corrupt` on damage. */
 export async function readSnapshot(directory: string): Promise<LoadedSnapshot | null> {
+  // A writer killed mid-commit leaves temporary files; a run with nothing to commit would never sweep them.
+  await removeDeadWritersFiles(directory);
   // A concurrent commit may delete the data files of the manifest we just read: re-read the new manifest then.
   for (let attempt = 0; ; attempt++) {
     const stamp = await manifestStamp(directory);
@@ -490,6 +492,17 @@ async function removeStaleFiles(directory: string, keep: Set<string>): Promise<v
         const info = await stat(path).catch(() => null);
         if (info && info.mtimeMs < hourAgo) await rm(path, { force: true }).catch(() => undefined);
       }
+    }),
+  );
+}
+
+/** Removes the temporary files of writers that are gone (their pid is in the name); those of live writers stay. */
+async function removeDeadWritersFiles(directory: string): Promise<void> {
+  const entries = await readdir(directory).catch(() => [] as string[]);
+  await Promise.all(
+    entries.map(async (entry) => {
+      const writer = entry.endsWith('.tmp') ? writerPidOf(entry) : undefined;
+      if (writer !== undefined && writer !== process.pid && !isProcessAlive(writer)) await rm(join(directory, entry), { force: true }).catch(() => undefined);
     }),
   );
 }

@@ -178,4 +178,17 @@ describe('embedded store on disk', () => {
     expect(entries).toContain(live);
     expect(await openStore().hybridSearch(anyQuery)).toEqual(before);
   });
+
+  it('removes them when the index is next opened, even by a run with nothing to commit', async () => {
+    await buildIndex();
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
+    const orphan = `.payloads-11111111-2222-4333-8444-555555555555.jsonl.${deadPid}.0b7f5c7e-1111-4a2b-9c3d-123456789abe.tmp`;
+    const live = `.vectors-11111111-2222-4333-8444-555555555555.f32.${process.ppid}.0b7f5c7e-1111-4a2b-9c3d-123456789abf.tmp`;
+    await writeFile(join(indexDirectory(), orphan), 'partial');
+    await writeFile(join(indexDirectory(), live), 'partial');
+    expect((await openStore().hybridSearch(anyQuery)).fused.length).toBeGreaterThan(0);
+    const entries = await readdir(indexDirectory());
+    expect(entries).not.toContain(orphan);
+    expect(entries).toContain(live);
+  });
 });
