@@ -110,6 +110,9 @@ async function runFunctionalChecks(postgresUrl: string | null, resources: Resour
     LLM_MODEL: 'gemini-3.8-flash',
     ADMIN_TOKEN: adminToken,
     RATE_LIMIT_MAX: '100000',
+    // The suite reads conversations back and rates answers from one address; the hardened server tests these limits.
+    CONVERSATION_RATE_LIMIT_MAX: '100000',
+    FEEDBACK_RATE_LIMIT_MAX: '100000',
     // /search must show what the index holds right now, for the ingest checks.
     RETRIEVAL_CACHE_SIZE: '0',
     CORS_ORIGINS: 'http://localhost:3000',
@@ -188,6 +191,9 @@ async function runLoadPhase(postgresUrl: string | null, resources: Resources): P
     LLM_PROVIDER: 'gemini',
     LLM_MODEL: 'gemini-3.8-flash',
     RATE_LIMIT_MAX: '1000000',
+    // Every answer is read back through GET /conversations/:id to count what was stored.
+    CONVERSATION_RATE_LIMIT_MAX: '1000000',
+    FEEDBACK_RATE_LIMIT_MAX: '1000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   }, ['--trace-gc']);
   resources.servers.push(loaded);
