@@ -170,7 +170,7 @@ export async function runHardeningChecks(context: SuiteContext, env: Record<stri
             headers: { authorization: `Bearer ${context.adminToken}`, 'content-type': 'application/json' },
             body: JSON.stringify({ rebuild: true }),
           }).then((response) => response.arrayBuffer(), () => undefined);
-          await until('the server to die', () => { try { process.kill(server.pid, 0); return false; } catch { return true; } }, 30_000);
+          await until('the server to die', () => processGone(server.pid), 30_000);
         } finally {
           for (const watcher of watchers) watcher.close();
         }
@@ -212,7 +212,7 @@ export async function runHardeningChecks(context: SuiteContext, env: Record<stri
       expectThat(chat.last()?.type === 'done', `the running answer ended with ${chat.last()?.type}`);
       // The server ends by itself once its answers are done; stop() would send a second signal.
       const pid = hardened!.pid;
-      await until('the server to exit after its last answer', () => { try { process.kill(pid, 0); return false; } catch { return true; } }, 20_000).catch(() => undefined);
+      await until('the server to exit after its last answer', () => processGone(pid), 20_000).catch(() => undefined);
       const exitCode = await hardened!.stop();
       hardened = null;
       expectThat(exitCode === 0, `exit code ${exitCode}`);
@@ -282,4 +282,14 @@ async function runOnHardened(context: SuiteContext, server: ServerProcess): Prom
     expectThat(statuses.slice(0, LIMIT).every((status) => status === 200), `first statuses ${statuses.slice(0, LIMIT).join(',')}`);
     expectThat(statuses.slice(LIMIT).every((status) => status === 429), `then ${statuses.slice(LIMIT).join(',')}`);
   });
+}
+
+/** True once no process has this pid any more. */
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
 }

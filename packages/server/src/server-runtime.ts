@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { assembleContext, countTokens, openRetrieval, readSiteLayout, runGitIngest, runIngest } from './core-api.js';
-import { siteOptionsFrom } from './commands/site-options.js';
+import { configuredSiteFlags, siteOptionsFrom } from './commands/site-options.js';
 import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
 import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
@@ -100,7 +100,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     const ingestAndReload: RunIngest = async (ingestOptions) => {
       // With DOCS_SITE_DIR the whole site is read again on each run, so new versions and locales are picked up.
       const site = config.core.site
-        ? await readSiteLayout(await siteOptionsFrom({ site: config.core.site.dir, ...(config.core.site.configFile !== undefined ? { 'site-config': config.core.site.configFile } : {}) }))
+        ? await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.core.site)))
         : undefined;
       const options = { ...ingestOptions, ...(site ? { site } : {}) };
       // A dry run changes nothing, so it is not an ingest run for the metrics.

@@ -11,7 +11,7 @@ import {
   runRecordsIngest,
   type IngestProgress,
 } from '@docs-chat/core';
-import { siteOptionsFrom, type SiteFlags } from './site-options.js';
+import { configuredSiteFlags, siteOptionsFrom, type SiteFlags } from './site-options.js';
 
 const PHASE_LABELS: Record<IngestProgress['phase'], string> = {
   fetch: 'Fetching',
@@ -71,12 +71,6 @@ Site options (what the site's docusaurus.config sets, when it differs from the d
   --no-blog                      leave the blog out
   --site-config FILE             all of the above as JSON (see the "Versions and locales" guide)
 `;
-
-/** The site of DOCS_SITE_DIR / DOCS_SITE_CONFIG, with the command's site flags on top. */
-function configuredSite(flags: Partial<SiteFlags>, site: { dir: string; configFile?: string }): SiteFlags {
-  const configFile = flags['site-config'] ?? site.configFile;
-  return { ...flags, site: site.dir, ...(configFile !== undefined ? { 'site-config': configFile } : {}) };
-}
 
 export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values;
@@ -151,7 +145,7 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
               ...(values.site !== undefined
                 ? { site: await readSiteLayout(await siteOptionsFrom(values as SiteFlags)) }
                 : values.docs === undefined && config.site
-                  ? { site: await readSiteLayout(await siteOptionsFrom(configuredSite(values as Partial<SiteFlags>, config.site))) }
+                  ? { site: await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.site, values as Partial<SiteFlags>))) }
                   : {}),
               docsDir: values.docs ? path.resolve(values.docs) : config.docsDir,
             });

@@ -60,3 +60,9 @@ export async function siteOptionsFrom(flags: SiteFlags): Promise<SiteOptions> {
   if (flags['no-blog']) options.blog = false;
   return options;
 }
+
+/** The site of DOCS_SITE_DIR / DOCS_SITE_CONFIG as flags, with any site flags given on the command line on top. */
+export function configuredSiteFlags(site: { dir: string; configFile?: string }, flags: Partial<SiteFlags> = {}): SiteFlags {
+  const configFile = flags['site-config'] ?? site.configFile;
+  return { ...flags, site: site.dir, ...(configFile !== undefined ? { 'site-config': configFile } : {}) };
+}
