@@ -1,6 +1,9 @@
 import type { ChatStreamEvent } from '@docs-chat/core/protocol';
 import { createEventStreamWriter } from './event-stream.js';
 
+// Under ESM, Jest hands its API to the module on import.meta rather than as a global.
+const jestApi = (import.meta as ImportMeta & { jest: typeof jest }).jest;
+
 /** Events handed to the writer on a schedule: a number is a pause in ms before the next event. */
 async function* scripted(steps: (ChatStreamEvent | number)[]): AsyncGenerator<ChatStreamEvent> {
   for (const step of steps) {
@@ -9,15 +12,28 @@ async function* scripted(steps: (ChatStreamEvent | number)[]): AsyncGenerator<Ch
   }
 }
 
-/** Runs the writer over the events and returns each write that reached the body, in order. */
+/**
+ * Runs the writer over the events and returns each write that reached the body, in order. The clock is
+ * simulated (timers, immediates and `performance.now`), so a busy machine cannot merge or split writes;
+ * promise jobs and stream ticks stay real.
+ */
 async function writesOf(steps: (ChatStreamEvent | number)[], coalesceMs: number): Promise<string[]> {
-  const writer = createEventStreamWriter(60_000, () => undefined, coalesceMs);
-  const writes: string[] = [];
-  writer.body.on('data', (chunk: Buffer) => writes.push(chunk.toString()));
-  const ended = new Promise((resolve) => writer.body.on('end', resolve));
-  await writer.pump(scripted(steps));
-  await ended;
-  return writes;
+  jestApi.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
+  try {
+    const writer = createEventStreamWriter(60_000, () => undefined, coalesceMs);
+    const writes: string[] = [];
+    writer.body.on('data', (chunk: Buffer) => writes.push(chunk.toString()));
+    let ended = false;
+    writer.body.on('end', () => (ended = true));
+    const pumped = writer.pump(scripted(steps));
+    // One simulated millisecond at a time, so immediates run before later timers as they would in real time.
+    for (let elapsed = 0; !ended && elapsed < 5_000; elapsed += 1) await jestApi.advanceTimersByTimeAsync(1);
+    await pumped;
+    expect(ended).toBe(true);
+    return writes;
+  } finally {
+    jestApi.useRealTimers();
+  }
 }
 
 const token = (content: string): ChatStreamEvent => ({ type: 'token', content });
