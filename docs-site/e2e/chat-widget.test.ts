@@ -591,6 +591,55 @@ test('after a reload, reopening the widget offers to resume the last conversatio
   expect(pageErrors).toEqual([]);
 }, SLOW);
 
+test('the conversation menu shares a read-only link that another reader opens; deleting the conversation removes it, and the link then finds nothing (404)', async () => {
+  await widget.launcher().click();
+  await ask(QUESTION);
+  await widget.finishedAnswer(1);
+  await chromium.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
+
+  const menu = () => widget.panel().getByRole('button', { name: 'Conversation' });
+  await menu().click();
+  const shareCreated = page.waitForResponse((response) => response.request().method() === 'POST' && /\/conversations\/[^/]+\/share$/.test(response.url()));
+  await widget.panel().getByRole('menuitem', { name: 'Copy share link' }).click();
+  expect((await shareCreated).status()).toBeLessThan(300);
+  await widget.panel().getByText(/Share link copied/).waitFor({ state: 'visible' });
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  const shareId = new URL(link).searchParams.get('docs-chat-share');
+  expect(link.startsWith(`${site.origin}/docs/intro?`)).toBe(true);
+  expect(shareId).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+
+  // Another tab opens the link: the panel opens on the shared conversation, read-only.
+  const reader = await chromium.context.newPage();
+  try {
+    const readerWidget = new WidgetPage(reader, site.origin);
+    await reader.goto(link);
+    await readerWidget.panel().getByText(/You are reading a conversation someone shared with you/).waitFor({ state: 'visible', timeout: 15_000 });
+    await readerWidget.panel().getByText(QUESTION, { exact: true }).waitFor({ state: 'visible' });
+    await expect(readerWidget.answers().count()).resolves.toBe(1);
+    await expect(readerWidget.panel().getByRole('textbox', { name: 'Your question' }).count()).resolves.toBe(0);
+    await expect(readerWidget.panel().getByRole('button', { name: 'Helpful answer', exact: true }).count()).resolves.toBe(0);
+
+    // The owner deletes the conversation, after confirming.
+    await menu().click();
+    await widget.panel().getByRole('menuitem', { name: 'Delete conversation' }).click();
+    const confirm = widget.panel().getByRole('alertdialog', { name: 'Delete this conversation?' });
+    const deleted = page.waitForResponse((response) => response.request().method() === 'DELETE');
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+    expect((await deleted).status()).toBeLessThan(300);
+    await widget.panel().getByText('Conversation deleted.').waitFor({ state: 'visible' });
+    await expect(widget.answers().count()).resolves.toBe(0);
+
+    // The share link now finds nothing: the API answers 404 and the page says the conversation is gone.
+    expect((await fetch(`${server.url}/shared/${shareId}`)).status).toBe(404);
+    await reader.reload();
+    await readerWidget.panel().getByText(/This shared conversation does not exist or was deleted/).waitFor({ state: 'visible', timeout: 15_000 });
+    await expect(readerWidget.answers().count()).resolves.toBe(0);
+  } finally {
+    await reader.close();
+  }
+  expect(pageErrors).toEqual([]);
+}, SLOW);
+
 /** Selects the contents of the element matched by `selector` through the Selection API (what a drag or Shift+arrows produce). */
 async function selectContents(selector: string, index = 0): Promise<string> {
   return page.evaluate(

@@ -21,7 +21,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -62,7 +62,18 @@ interface PhaseResult {
   answersPerSecond: number;
   healthP95: number | null;
   /** Time to scrape GET /metrics (Prometheus text) while the readers are chatting, in ms. */
-  metricsScrape: { p50: number; p95: number; max: number; scrapes: number };
+  metricsScrape: {
+    p50: number;
+    p95: number;
+    max: number;
+    scrapes: number;
+    /** Rendering on the server (Server-Timing), p95 over the scrapes, in ms. */
+    renderP95: number;
+    /** The median over the scrapes of the server's event-loop delay p99 between two scrapes, in ms. */
+    loopDelayP99: number;
+    /** The longest event-loop delay the server saw during the phase, in ms. */
+    loopDelayMax: number;
+  };
   failures: string[];
   /**
    * CPU time (user + system) spent per answer by each process in this phase. The latencies depend on
@@ -133,6 +144,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 512 });
 
 interface RawResponse {
   status: number;
+  headers: IncomingHttpHeaders;
   body: AsyncIterable<string>;
 }
 
@@ -140,7 +152,7 @@ function request(url: string, method: 'GET' | 'POST', headers: Record<string, st
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(url, { method, agent, headers }, (incoming) => {
       incoming.setEncoding('utf8');
-      resolve({ status: incoming.statusCode ?? 0, body: incoming });
+      resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: incoming });
     });
     outgoing.once('error', reject);
     outgoing.end(body);
@@ -185,11 +197,25 @@ async function ask(url: string, question: string): Promise<AnswerSample> {
   return { firstTokenMs, totalMs: performance.now() - started, ok: failure === undefined, ...(failure ? { failure } : {}) };
 }
 
+interface MetricsScrape {
+  ms: number;
+  /** Rendering alone, from the server's Server-Timing header. */
+  renderMs: number;
+  /** The server's event-loop delay p99 and max since the previous scrape (prom-client's monitorEventLoopDelay), in ms. */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+}
+
 /** One Prometheus scrape of GET /metrics, whole body read. */
-async function timeMetricsScrape(url: string): Promise<number> {
+async function timeMetricsScrape(url: string): Promise<MetricsScrape> {
   const started = performance.now();
-  await drain((await request(`${url}/metrics`, 'GET', {})).body);
-  return performance.now() - started;
+  const response = await request(`${url}/metrics`, 'GET', {});
+  let text = '';
+  for await (const part of response.body) text += part;
+  const ms = performance.now() - started;
+  const renderMs = Number(/render;dur=([\d.]+)/.exec(String(response.headers['server-timing'] ?? ''))?.[1] ?? Number.NaN);
+  const seconds = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) * 1000;
+  return { ms, renderMs, loopDelayP99Ms: seconds('nodejs_eventloop_lag_p99_seconds'), loopDelayMaxMs: seconds('nodejs_eventloop_lag_max_seconds') };
 }
 
 async function timeHealth(url: string): Promise<number> {
@@ -245,9 +271,16 @@ async function runPhase(
   })();
   // A scrape a second (Prometheus usually scrapes every 15 s; more often here, to have enough samples).
   const metricsTimes: number[] = [];
+  const renderTimes: number[] = [];
+  const loopDelays: number[] = [];
+  const loopDelayMaxima: number[] = [];
   const metricsPoller = (async () => {
     while (running) {
-      metricsTimes.push(await timeMetricsScrape(url));
+      const scrape = await timeMetricsScrape(url);
+      metricsTimes.push(scrape.ms);
+      renderTimes.push(scrape.renderMs);
+      loopDelays.push(scrape.loopDelayP99Ms);
+      loopDelayMaxima.push(scrape.loopDelayMaxMs);
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   })();
@@ -285,7 +318,15 @@ async function runPhase(
     firstTokenMax: percentile(firstTokens, 1),
     answersPerSecond: samples.length / elapsedSeconds,
     healthP95: readers > 1 ? percentile(healthTimes, 0.95) : null,
-    metricsScrape: { p50: percentile(metricsTimes, 0.5), p95: percentile(metricsTimes, 0.95), max: percentile(metricsTimes, 1), scrapes: metricsTimes.length },
+    metricsScrape: {
+      p50: percentile(metricsTimes, 0.5),
+      p95: percentile(metricsTimes, 0.95),
+      max: percentile(metricsTimes, 1),
+      scrapes: metricsTimes.length,
+      renderP95: percentile(renderTimes, 0.95),
+      loopDelayP99: percentile(loopDelays, 0.5),
+      loopDelayMax: percentile(loopDelayMaxima, 1),
+    },
     failures: [...new Set(failures)].slice(0, 5),
     cpuMsPerAnswer,
     loadAverage: loadavg()[0]!,
@@ -491,7 +532,7 @@ async function main(): Promise<void> {
       }
       log('');
       for (const result of results) {
-        log(`GET /metrics scrape at ${result.readers} reader(s): p50 ${format(result.metricsScrape.p50)} ms, p95 ${format(result.metricsScrape.p95)} ms, max ${format(result.metricsScrape.max)} ms (${result.metricsScrape.scrapes} scrapes)`);
+        log(`GET /metrics scrape at ${result.readers} reader(s): p50 ${format(result.metricsScrape.p50)} ms, p95 ${format(result.metricsScrape.p95)} ms, max ${format(result.metricsScrape.max)} ms (${result.metricsScrape.scrapes} scrapes); rendering p95 ${format(result.metricsScrape.renderP95, 2)} ms; server event-loop delay p99 ${format(result.metricsScrape.loopDelayP99)} ms (median over the scrapes), longest ${format(result.metricsScrape.loopDelayMax)} ms`);
       }
       log(`/health p95 idle ${format(percentile(idleHealth, 0.95))} ms; worst under load ${format(healthP95)} ms`);
       log(`server RSS ${format(startRssMb)} MB after start, peak ${format(peakRssMb)} MB`);

@@ -9,6 +9,7 @@
  * default process metrics included. The end-to-end scrape time under load is
  * measured by bench-chat.ts.
  */
+import { cpus, loadavg } from 'node:os';
 import { ServerMetrics } from '../../packages/server/src/metrics/server-metrics.js';
 
 const ANSWERS = 200_000;
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   }
   console.log(`metrics CPU per answer: ${result.perAnswerCpuUs} µs (wall ${result.perAnswerWallUs} µs), over ${ANSWERS} answers`);
   console.log(`one scrape (registry.metrics()): ${result.scrape.cpuMs} ms CPU, p50 ${result.scrape.p50Ms} ms, p95 ${result.scrape.p95Ms} ms, ${result.scrape.bytes} bytes`);
+  console.log(`1-minute load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} CPUs (CPU times barely move with it; wall times do)`);
 }
 
 await main();

@@ -8,6 +8,10 @@
  *   3. widget bundle size and the static search index's size
  *   4. search: the in-browser engine in Chromium (index ready, query latency) and GET /search as readers type
  *   5. insights: GET /admin/insights over 100,000 stored questions on Postgres (needs 127.0.0.1:5432 or BENCH_POSTGRES_URL)
+ *   6. metrics: the CPU the Prometheus metrics add per answer and per scrape
+ *   7. MCP: search_docs over Streamable HTTP and stdio, beside GET /search
+ * `--only insights,mcp` runs only the scripts with those keys (retrieval, chat, stress, bundle, search,
+ * insights, metrics, mcp), to re-measure one figure without the rest.
  * Extra arguments are passed to every script (e.g. `--json`).
  * Results, with the machine and this command, are recorded on the Benchmarks
  * page of the docs site (docs-site/docs/quality/benchmarks.md).
@@ -19,12 +23,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const scripts = [
-  { name: 'Retrieval', file: 'bench-retrieval.ts', args: [] },
-  { name: 'Chat: time to first token, readers pausing about 1 s between questions', file: 'bench-chat.ts', args: ['--think-ms', '1000'] },
-  { name: 'Chat: time to first token, closed loop (stress)', file: 'bench-chat.ts', args: ['--think-ms', '0'] },
-  { name: 'Widget bundle size and static search index', file: 'bench-bundle.ts', args: [] },
-  { name: 'Search: the in-browser engine in Chromium and GET /search as readers type', file: 'bench-search.ts', args: [] },
-  { name: 'Insights report over 100,000 stored questions (Postgres)', file: 'bench-insights.ts', args: [] },
+  { key: 'retrieval', name: 'Retrieval', file: 'bench-retrieval.ts', args: [] },
+  { key: 'chat', name: 'Chat: time to first token, readers pausing about 1 s between questions', file: 'bench-chat.ts', args: ['--think-ms', '1000'] },
+  { key: 'stress', name: 'Chat: time to first token, closed loop (stress)', file: 'bench-chat.ts', args: ['--think-ms', '0'] },
+  { key: 'bundle', name: 'Widget bundle size and static search index', file: 'bench-bundle.ts', args: [] },
+  { key: 'search', name: 'Search: the in-browser engine in Chromium and GET /search as readers type', file: 'bench-search.ts', args: [] },
+  { key: 'insights', name: 'Insights report over 100,000 stored questions (Postgres)', file: 'bench-insights.ts', args: [] },
+  { key: 'metrics', name: 'Metrics: CPU per answer and per scrape', file: 'bench-metrics.ts', args: [] },
+  { key: 'mcp', name: 'MCP: search_docs over Streamable HTTP and stdio', file: 'bench-mcp.ts', args: [] },
 ];
 
 function run(file: string, args: string[]): Promise<number> {
@@ -35,12 +41,19 @@ function run(file: string, args: string[]): Promise<number> {
 }
 
 const args = process.argv.slice(2);
+const onlyAt = args.indexOf('--only');
+const only = onlyAt === -1 ? undefined : new Set((args.splice(onlyAt, 2)[1] ?? '').split(','));
+const unknown = [...(only ?? [])].filter((key) => !scripts.some((script) => script.key === key));
+if (unknown.length > 0) {
+  process.stderr.write(`--only: unknown benchmark ${unknown.join(', ')}; choose among ${scripts.map((script) => script.key).join(', ')}.\n`);
+  process.exit(2);
+}
 process.stdout.write(
   `docs-chat benchmarks — ${new Date().toISOString()}\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}\n`,
 );
 let failed = 0;
-for (const script of scripts) {
-  process.stdout.write(`\n## ${script.name}\n\n`);
+for (const script of scripts.filter((entry) => only === undefined || only.has(entry.key))) {
+  process.stdout.write(`\n## ${script.name}\n\n1-minute load average before: ${os.loadavg()[0]?.toFixed(1)}\n`);
   const code = await run(script.file, [...script.args, ...args]);
   if (code !== 0) {
     failed += 1;

@@ -197,7 +197,12 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest, gitSync: deps.gitSync?.job });
   }
   if (settings.adminToken !== undefined) {
-    await app.register(insightsRoutes, { adminToken: settings.adminToken, conversations: deps.conversations, retrieval: deps.retrieval });
+    await app.register(insightsRoutes, {
+      adminToken: settings.adminToken,
+      conversations: deps.conversations,
+      retrieval: deps.retrieval,
+      cacheMs: settings.insightsCacheMs,
+    });
   }
   if (settings.gitWebhookSecret !== undefined && deps.gitSync !== undefined) {
     await app.register(webhookRoutes, { secret: settings.gitWebhookSecret, job: deps.gitSync.job, branch: deps.gitSync.branch });

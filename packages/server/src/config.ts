@@ -62,6 +62,8 @@ export interface ServerSettings {
   conversationRetentionDays: number | undefined;
   /** When set, `GET /metrics` asks for "Authorization: Bearer <METRICS_TOKEN>". */
   metricsToken: string | undefined;
+  /** How long `GET /admin/insights` keeps a period's report (INSIGHTS_CACHE_SECONDS); 0 builds one per request. */
+  insightsCacheMs: number;
 }
 
 export const DEFAULT_SERVER_SETTINGS = {
@@ -84,6 +86,7 @@ export const DEFAULT_SERVER_SETTINGS = {
   adminTokenMinLength: 16,
   retrievalCacheSize: 500,
   retrievalCacheTtlMs: 300_000,
+  insightsCacheSeconds: 30,
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -243,6 +246,9 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     problems.push(`METRICS_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to leave /metrics open.`);
   }
 
+  const insightsCacheMs =
+    integer('INSIGHTS_CACHE_SECONDS', DEFAULT_SERVER_SETTINGS.insightsCacheSeconds, 0, 3600, 'seconds (0 builds a report per request)') * 1000;
+
   if (problems.length > 0) {
     throw new DocsChatError('config_invalid', `The server configuration is invalid:\n  - ${problems.join('\n  - ')}`, {
       hint: 'Fix these variables in the environment or in .env (see .env.example), then start the server again.',
@@ -272,6 +278,7 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     mcp,
     conversationRetentionDays,
     metricsToken,
+    insightsCacheMs,
   };
 }
 

@@ -415,6 +415,26 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     await expect(store.conversationExists(recent.conversationId)).resolves.toBe(true);
   });
 
+  it('lists the pages readers highlighted most, at most the limit asked, and counts highlight questions stored without a page', async () => {
+    const period = { since: new Date(Date.now() - 3_600_000), topQuestionTexts: 10, gaps: 5, downVoted: 5, selectionPages: 2 };
+    const before = await store.readInsights(period);
+    const highlight = async (page?: { url: string; title: string }): Promise<void> => {
+      const conversationId = randomUUID();
+      const question = { id: randomUUID(), content: 'What does this mean?' };
+      await store.startTurn({ conversationId, newConversation: true, mode: 'selection', question, answerId: randomUUID(), ...(page ? { page } : {}) });
+    };
+    const pages = ['install', 'usage', 'faq'].map((name) => ({ url: `https://docs.example.com/highlights/${name}`, title: `Highlights ${name}` }));
+    for (const [page, times] of [[pages[0], 3], [pages[1], 2], [pages[2], 1]] as const) for (let turn = 0; turn < times; turn += 1) await highlight(page);
+    await highlight();
+    await highlight();
+    const after = await store.readInsights(period);
+    expect(after.selectionPages).toEqual([
+      { url: pages[0]?.url, title: 'Highlights install', questions: 3 },
+      { url: pages[1]?.url, title: 'Highlights usage', questions: 2 },
+    ]);
+    expect(after.selectionWithoutPage - before.selectionWithoutPage).toBe(2);
+  });
+
   it('answers a ping while the database is up', async () => {
     await expect(store.ping(2000)).resolves.toBeUndefined();
   });

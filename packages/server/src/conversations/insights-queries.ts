@@ -103,7 +103,7 @@ function toIso(value: Date | string): string {
 /** Runs the report's statements; on Postgres they run side by side on the pool, on PGlite one after the other. */
 export async function readInsightsRows(client: SqlClient, query: InsightsQuery): Promise<InsightsRows> {
   const since = query.since.toISOString();
-  const [perDay, feedback, topQuestions, refused, downVoted, pages, selectionPages, selectionWithoutPage] = await Promise.all([
+  const [perDay, feedback, topQuestions, refused, downVoted, pages, selection] = await Promise.all([
     client.query<{ day: string; questions: number; answered: number; refused: number; errors: number }>(
       // Grouped by the UTC date, formatted once per day (not per row).
       `select to_char(day, 'YYYY-MM-DD') as day, questions, answered, refused, errors from (
@@ -160,19 +160,16 @@ export async function readInsightsRows(client: SqlClient, query: InsightsQuery):
         order by citations desc, url`,
       [since],
     ),
-    client.query<{ url: string; title: string | null; questions: number }>(
+    client.query<{ url: string | null; title: string | null; questions: number }>(
+      // One read of the period's highlight questions, through their partial index: the pages most
+      // highlighted, and the questions stored before the page was recorded (the null group, listed first).
       `select page_url as url, min(page_title) as title, count(*)::int as questions
          from messages
-        where role = 'user' and mode = 'selection' and created_at >= $1::timestamptz and page_url is not null
+        where role = 'user' and mode = 'selection' and created_at >= $1::timestamptz
         group by page_url
-        order by questions desc, page_url
+        order by page_url is not null, questions desc, page_url
         limit $2`,
-      [since, query.selectionPages],
-    ),
-    client.query<{ count: number }>(
-      `select count(*)::int as count from messages
-        where role = 'user' and mode = 'selection' and created_at >= $1::timestamptz and page_url is null`,
-      [since],
+      [since, query.selectionPages + 1],
     ),
   ]);
   return {
@@ -195,7 +192,10 @@ export async function readInsightsRows(client: SqlClient, query: InsightsQuery):
       ratedAt: toIso(row.rated_at),
     })),
     pages: pages.map((row) => ({ url: row.url, title: row.title ?? row.url, file: row.file, citations: Number(row.citations) })),
-    selectionPages: selectionPages.map((row) => ({ url: row.url, title: row.title, questions: Number(row.questions) })),
-    selectionWithoutPage: Number(selectionWithoutPage[0]?.count ?? 0),
+    selectionPages: selection
+      .filter((row): row is typeof row & { url: string } => row.url !== null)
+      .slice(0, query.selectionPages)
+      .map((row) => ({ url: row.url, title: row.title, questions: Number(row.questions) })),
+    selectionWithoutPage: Number(selection.find((row) => row.url === null)?.questions ?? 0),
   };
 }

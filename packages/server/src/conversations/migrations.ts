@@ -77,6 +77,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `create index if not exists feedback_rating_idx on feedback (rating, updated_at)`,
     ],
   },
+  {
+    version: 5,
+    name: 'indexes for the refused questions and the selection pages of the insights report',
+    statements: [
+      // Refused answers are about a tenth of the answers: read them alone instead of scanning every message
+      // of the period (EXPLAIN ANALYZE at 100,000 questions: a bitmap scan of 8,300 rows for a 200,000-row scan).
+      `create index if not exists messages_refused_created_idx on messages (created_at) where role = 'assistant' and finish_reason = 'no_answer'`,
+      // Highlight questions likewise (about one question in ten). No included columns: a page URL and title
+      // could outgrow a btree entry, and the heap fetch of a few thousand rows is cheap.
+      `create index if not exists messages_selection_created_idx on messages (created_at) where role = 'user' and mode = 'selection'`,
+    ],
+  },
 ];
 
 // Same key on every replica so that two servers starting together migrate one after the other.

@@ -12,6 +12,7 @@
  * the specification asks, so the agent can read them and adapt.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_MESSAGE_CHARS, SCOPE_VALUE } from '@docs-chat/core/protocol';
@@ -119,11 +120,20 @@ export const TOOL_DEFINITIONS = TOOLS.map((tool) => {
   return { name: tool.name, title: tool.title, description: tool.description, inputSchema: inputSchema as { type: 'object' }, annotations: tool.annotations };
 });
 
+/**
+ * One JSON Schema validator for every server. The SDK's Server builds its own Ajv instance when given none,
+ * which cost about 0.8 ms of CPU per POST /mcp (over half of what the MCP layer added to a search_docs call,
+ * CPU profile of eval/src/bench-mcp.ts's in-process path); this server never validates with it anyway (it
+ * serves elicitation forms, which these tools do not send).
+ */
+const SHARED_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 /** One MCP server with the docs tools; a new one per HTTP request (stateless) or one for a stdio session. */
 export function createDocsMcpServer(deps: DocsMcpDependencies): Server {
   const server = new Server(
     { name: MCP_SERVER_NAME, version: deps.version },
     {
+      jsonSchemaValidator: SHARED_SCHEMA_VALIDATOR,
       capabilities: { tools: {} },
       instructions:
         'Tools over this product\'s documentation. Start with search_docs; read_page for a whole page; ask_docs for a cited answer. ' +

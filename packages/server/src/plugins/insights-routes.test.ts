@@ -125,4 +125,15 @@ describe('GET /admin/insights', () => {
     // A docs owner sees what was asked, never a handle on a reader's conversation.
     for (const id of [install.conversationId, install.messageId, offTopic.conversationId, offTopic.messageId]) expect(text).not.toContain(id);
   }, 60_000);
+
+  it('serves a repeat request for the same period from its short cache (INSIGHTS_CACHE_SECONDS): same report, same until', async () => {
+    const first = (await (await insights('?since=12h')).json()) as InsightsReport;
+    await ask('How do I uninstall Tidewater?');
+    const second = (await (await insights('?since=12h')).json()) as InsightsReport;
+    expect(second.until).toBe(first.until);
+    expect(second.totals.questions).toBe(first.totals.questions);
+    // Another period is built now, and counts the new question.
+    const other = (await (await insights('?since=13h')).json()) as InsightsReport;
+    expect(other.totals.questions).toBe(first.totals.questions + 1);
+  }, 60_000);
 });

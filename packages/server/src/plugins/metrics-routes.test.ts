@@ -53,6 +53,8 @@ describe('GET /metrics without METRICS_TOKEN', () => {
 
     const response = await fetch(`${server.url}/metrics`);
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    // How long rendering took, so a slow scrape can be told apart from a busy event loop.
+    expect(response.headers.get('server-timing')).toMatch(/^render;dur=\d+\.\d{2}$/);
     const text = await response.text();
     expect(sample(text, 'docs_chat_http_requests_total', { method: 'POST', route: '/chat', status: '200' })).toBe(1);
     expect(sample(text, 'docs_chat_http_requests_total', { method: 'GET', route: '/conversations/:id', status: '200' })).toBe(1);

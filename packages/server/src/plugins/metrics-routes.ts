@@ -27,7 +27,15 @@ export const metricsRoutes: FastifyPluginAsync<MetricsRoutesOptions> = async (ap
         });
       }
     }
+    const started = performance.now();
     const body = await metrics.registry.metrics();
-    return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(body);
+    // What rendering took, apart from any wait in the event loop's queue: a slow scrape with a small figure
+    // here means the server was busy (see nodejs_eventloop_lag_*), not that the metrics are costly.
+    const renderMs = performance.now() - started;
+    return reply
+      .header('content-type', metrics.registry.contentType)
+      .header('cache-control', 'no-store')
+      .header('server-timing', `render;dur=${renderMs.toFixed(2)}`)
+      .send(body);
   });
 };
