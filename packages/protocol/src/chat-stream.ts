@@ -7,8 +7,11 @@
  * `x-docs-chat-protocol` response header; a client that sees a different major
  * version should tell the reader to reload.
  *
- * This module has no imports on purpose: it runs in the browser bundle.
+ * This package has no dependencies on purpose: it runs in the browser bundle.
  */
+import { firstProblem, Wire, type Schema, type Static } from './wire-schema.js';
+
+export { firstProblem, Wire, type OptionalSchema, type Schema, type Static } from './wire-schema.js';
 
 export const CHAT_PROTOCOL_VERSION = '1.0';
 export const CHAT_PROTOCOL_HEADER = 'x-docs-chat-protocol';
@@ -27,128 +30,226 @@ export function selectionTruncatedMessage(originalTokens: number, maxTokens: num
   return `The selection is about ${originalTokens} tokens; only the first ${maxTokens} are used. Select a shorter passage to ask about all of it.`;
 }
 
-export type ChatMode = 'general' | 'selection';
+/** A docs version, instance or locale name as Docusaurus allows them in folder names and URLs. */
+export const SCOPE_VALUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export interface ChatPage {
-  url: string;
-  title: string;
-}
+export const CHAT_MODES = ['general', 'selection'] as const;
+export type ChatMode = (typeof CHAT_MODES)[number];
 
-/** Body of `POST /chat`. */
-export interface ChatRequest {
-  message: string;
-  mode: ChatMode;
-  /** The highlighted text; required in selection mode. */
-  context?: string;
-  /** A UUID from an earlier answer's `meta` event, to continue that conversation. */
-  conversation_id?: string;
-  /** The page the reader is on. */
-  page?: ChatPage;
-  /**
-   * The docs version the reader is on, as Docusaurus names it (`current`, `2.0`). On an index of a whole
-   * site, general questions are answered from this version (the last one when unset); ignored otherwise.
-   */
-  version?: string;
-  /** The docs plugin instance of that version (`default` when unset). */
-  docs_instance?: string;
-  /** The reader's locale (`i18n.currentLocale`); answers cite pages of this locale (the default one when unset). */
-  locale?: string;
+export const FINISH_REASONS = ['stop', 'length', 'safety', 'interrupted', 'error', 'no_answer', 'other'] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
+
+/** The codes of the stream's `error` event: the server sends no other, and the widget knows each. */
+export const STREAM_ERROR_CODES = [
+  'busy',
+  'llm_unavailable',
+  'answer_interrupted',
+  'answer_blocked',
+  'llm_failed',
+  'search_unavailable',
+  'shutting_down',
+  'internal_error',
+] as const;
+export type StreamErrorCode = (typeof STREAM_ERROR_CODES)[number];
+
+/** The codes of the stream's `warning` event. */
+export const STREAM_WARNING_CODES = ['selection_truncated', 'conversation_not_saved', 'other_version'] as const;
+export type StreamWarningCode = (typeof STREAM_WARNING_CODES)[number];
+
+/** The `error.code` of every HTTP error response (the server's table in http-errors.ts has one row per code). */
+export const HTTP_ERROR_CODES = [
+  'invalid_request',
+  'malformed_request',
+  'invalid_json',
+  'unauthorized',
+  'origin_not_allowed',
+  'route_not_found',
+  'conversation_not_found',
+  'share_not_found',
+  'message_not_found',
+  'signature_invalid',
+  'sync_not_configured',
+  'ingest_running',
+  'request_timeout',
+  'payload_too_large',
+  'uri_too_long',
+  'headers_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'ingest_failed',
+  'internal_error',
+  'llm_failed',
+  'service_busy',
+  'search_unavailable',
+  'conversation_store_unavailable',
+  'shutting_down',
+] as const;
+export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number];
+
+const scopeName = (): Schema<string> =>
+  Wire.string({ pattern: SCOPE_VALUE.source, problem: 'must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters).' });
+
+/** Body of `POST /chat`; the server validates it with this schema before anything streams. */
+export const chatRequestSchema = {
+  ...Wire.object(
+    {
+      // JSON Schema counts characters (code points), as readers do; a reader's 4,000 characters always fit.
+      message: Wire.string({ maxLength: MAX_MESSAGE_CHARS, pattern: '\\S', problem: `must not be empty: send the question as a string of at most ${MAX_MESSAGE_CHARS} characters.` }),
+      mode: Wire.oneOf(CHAT_MODES),
+      /** The highlighted text; required in selection mode. */
+      context: Wire.optional(Wire.nullable(Wire.string({ maxLength: MAX_CONTEXT_CHARS }))),
+      /** A UUID from an earlier answer's `meta` event, to continue that conversation. */
+      conversation_id: Wire.optional(Wire.nullable(Wire.string({ format: 'uuid', problem: 'must be a UUID taken from an earlier answer.' }))),
+      /** The page the reader is on. */
+      page: Wire.optional(
+        Wire.nullable(Wire.object({ url: Wire.string({ maxLength: 2048 }), title: Wire.string({ maxLength: 500 }) }), {
+          problem: 'must be an object {"url": string, "title": string}.',
+        }),
+      ),
+      /**
+       * The docs version the reader is on, as Docusaurus names it (`current`, `2.0`). On an index of a whole
+       * site, general questions are answered from this version (the last one when unset); ignored otherwise.
+       */
+      version: Wire.optional(Wire.nullable(scopeName())),
+      /** The docs plugin instance of that version (`default` when unset). */
+      docs_instance: Wire.optional(Wire.nullable(scopeName())),
+      /** The reader's locale (`i18n.currentLocale`); answers cite pages of this locale (the default one when unset). */
+      locale: Wire.optional(Wire.nullable(scopeName())),
+    },
+    { closed: true },
+  ),
+  // Selection mode answers from the highlighted text only, so it must be there (checked by the server's Ajv).
+  if: { properties: { mode: { const: 'selection' } }, required: ['mode'] },
+  then: {
+    required: ['context'],
+    problem: 'in selection mode: send the highlighted text as "context".',
+    properties: { context: { type: 'string', pattern: '\\S', problem: 'must hold the highlighted text in selection mode.' } },
+  },
+};
+/** A `POST /chat` body as the schema accepts it (optional fields may also be `null`). */
+export type ChatRequestBody = Static<typeof chatRequestSchema>;
+/** A `POST /chat` body with its `null` fields left out: what the widget sends and the server works with. */
+export type ChatRequest = { [K in keyof ChatRequestBody]: Exclude<ChatRequestBody[K], null> };
+export type ChatPage = NonNullable<ChatRequest['page']>;
+
+/** Leaves out the fields a client sent as `null` (the schema accepts them as "not set"). */
+export function chatRequestFrom(body: ChatRequestBody): ChatRequest {
+  const request: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) if (value !== null) request[key] = value;
+  return request as ChatRequest;
 }
 
 /** A cited section of the docs. `url` already carries the heading anchor. */
-export interface SourceRef {
-  file: string;
-  title: string;
-  heading: string | null;
-  headingPath: string[];
+export const sourceRefSchema = Wire.object({
+  file: Wire.string(),
+  title: Wire.string(),
+  heading: Wire.nullable(Wire.string()),
+  headingPath: Wire.array(Wire.string()),
   /** Empty for a JSON record that has no URL; `id` then names the record. */
-  url: string;
-  score: number;
+  url: Wire.string(),
+  score: Wire.number(),
   /** The record's id, sent only when `url` is empty (JSON records source), so the citation can name it. */
-  id?: string;
+  id: Wire.optional(Wire.string()),
   /** Docs version of the page, on an index of a whole site (absent for the blog). */
-  version?: string;
+  version: Wire.optional(Wire.string()),
   /** Locale of the page's URL, on an index of a whole site. */
-  locale?: string;
+  locale: Wire.optional(Wire.string()),
   /** Set when the page is not translated into `locale`: its text is in this locale (the site's default). */
-  fallback_locale?: string;
-}
+  fallback_locale: Wire.optional(Wire.string()),
+});
+export type SourceRef = Static<typeof sourceRefSchema>;
 
-export interface TokenUsage {
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-}
-
-export type FinishReason = 'stop' | 'length' | 'safety' | 'interrupted' | 'error' | 'no_answer' | 'other';
-
-export interface MetaEvent {
-  type: 'meta';
-  conversation_id: string;
-  message_id: string;
-  mode: ChatMode;
-  /** False when the conversation store is down: the answer streams but is not saved. */
-  persisted: boolean;
-}
-
-export interface SourcesEvent {
-  type: 'sources';
-  sources: SourceRef[];
-  /** On an index of a whole site: the version and locale the sources come from. */
-  scope?: AnswerScope;
-}
+export const tokenUsageSchema = Wire.object({
+  prompt_tokens: Wire.nullable(Wire.number()),
+  completion_tokens: Wire.nullable(Wire.number()),
+  total_tokens: Wire.nullable(Wire.number()),
+});
+export type TokenUsage = Static<typeof tokenUsageSchema>;
 
 /** The version and locale a general answer was searched in. */
-export interface AnswerScope {
-  version: string;
+export const answerScopeSchema = Wire.object({
+  version: Wire.string(),
   /** The version's label as the site shows it (`Next` for the current docs). */
-  version_label: string;
-  locale: string;
+  version_label: Wire.string(),
+  locale: Wire.string(),
   /** Set when the question named another version than the reader's: the reader's version, not the one answered from. */
-  reader_version?: string;
-}
+  reader_version: Wire.optional(Wire.string()),
+});
+export type AnswerScope = Static<typeof answerScopeSchema>;
 
-export interface TokenEvent {
-  type: 'token';
-  content: string;
-}
+/** Every event of the stream, by its `type`: the one definition the server's types and the widget's guard come from. */
+export const chatStreamEventSchemas = {
+  meta: Wire.object({
+    type: Wire.literal('meta'),
+    conversation_id: Wire.string(),
+    message_id: Wire.string(),
+    mode: Wire.oneOf(CHAT_MODES),
+    /** False when the conversation store is down: the answer streams but is not saved. */
+    persisted: Wire.boolean(),
+  }),
+  sources: Wire.object({
+    type: Wire.literal('sources'),
+    sources: Wire.array(sourceRefSchema),
+    /** On an index of a whole site: the version and locale the sources come from. */
+    scope: Wire.optional(answerScopeSchema),
+  }),
+  token: Wire.object({ type: Wire.literal('token'), content: Wire.string() }),
+  warning: Wire.object({ type: Wire.literal('warning'), code: Wire.oneOf(STREAM_WARNING_CODES), message: Wire.string() }),
+  error: Wire.object({
+    type: Wire.literal('error'),
+    code: Wire.oneOf(STREAM_ERROR_CODES),
+    message: Wire.string(),
+    /** True when trying again later may succeed (busy, rate limited, upstream cut). */
+    retryable: Wire.optional(Wire.boolean()),
+  }),
+  done: Wire.object({
+    type: Wire.literal('done'),
+    sources: Wire.array(sourceRefSchema),
+    finish_reason: Wire.oneOf(FINISH_REASONS),
+    usage: Wire.nullable(tokenUsageSchema),
+  }),
+};
 
-export interface WarningEvent {
-  type: 'warning';
-  code: string;
-  message: string;
-}
-
-export interface ErrorEvent {
-  type: 'error';
-  code: string;
-  message: string;
-  /** True when trying again later may succeed (busy, rate limited, upstream cut). */
-  retryable?: boolean;
-}
-
-export interface DoneEvent {
-  type: 'done';
-  sources: SourceRef[];
-  finish_reason: FinishReason;
-  usage: TokenUsage | null;
-}
-
+export type MetaEvent = Static<typeof chatStreamEventSchemas.meta>;
+export type SourcesEvent = Static<typeof chatStreamEventSchemas.sources>;
+export type TokenEvent = Static<typeof chatStreamEventSchemas.token>;
+export type WarningEvent = Static<typeof chatStreamEventSchemas.warning>;
+export type ErrorEvent = Static<typeof chatStreamEventSchemas.error>;
+export type DoneEvent = Static<typeof chatStreamEventSchemas.done>;
 export type ChatStreamEvent = MetaEvent | SourcesEvent | TokenEvent | WarningEvent | ErrorEvent | DoneEvent;
+export type ChatStreamEventType = ChatStreamEvent['type'];
 
 /** Non-streaming answer, for clients that send `Accept: application/json`. */
-export interface ChatJsonResponse {
-  conversation_id: string;
-  message_id: string;
-  answer: string;
-  sources: SourceRef[];
-  used_retrieval: boolean;
-  finish_reason: FinishReason;
-  persisted: boolean;
+export const chatJsonResponseSchema = Wire.object({
+  conversation_id: Wire.string(),
+  message_id: Wire.string(),
+  answer: Wire.string(),
+  sources: Wire.array(sourceRefSchema),
+  used_retrieval: Wire.boolean(),
+  finish_reason: Wire.oneOf(FINISH_REASONS),
+  persisted: Wire.boolean(),
   /** On an index of a whole site: the version and locale the answer was searched in (as in the `sources` event). */
-  scope?: AnswerScope;
+  scope: Wire.optional(answerScopeSchema),
   /** The stream's `warning` events, in order (e.g. `other_version`); empty when there were none. */
-  warnings: { code: string; message: string }[];
+  warnings: Wire.array(Wire.object({ code: Wire.oneOf(STREAM_WARNING_CODES), message: Wire.string() })),
+});
+export type ChatJsonResponse = Static<typeof chatJsonResponseSchema>;
+
+/** The body of every HTTP error response. */
+export const errorResponseSchema = Wire.object({
+  error: Wire.object({
+    code: Wire.oneOf(HTTP_ERROR_CODES),
+    message: Wire.string(),
+    /** Field-level problems of a 400: at most ten, then one line with the count of the others. */
+    details: Wire.optional(Wire.array(Wire.string())),
+  }),
+  request_id: Wire.string(),
+});
+export type ErrorResponseBody = Static<typeof errorResponseSchema>;
+
+/** True for a body in the documented error shape with a code this version knows. */
+export function isErrorResponseBody(value: unknown): value is ErrorResponseBody {
+  return firstProblem(errorResponseSchema, value) === null;
 }
 
 /** Serialises one event as an SSE frame. */
@@ -156,8 +257,6 @@ export function encodeChatStreamEvent(event: ChatStreamEvent): string {
   return `data: ${JSON.stringify(event)}\n\n`;
 }
 
-/** A docs version, instance or locale name as Docusaurus allows them in folder names and URLs. */
-export const SCOPE_VALUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** The sentence an answer opens with when it comes from another version than the reader's. */
 export function otherVersionNote(versionLabel: string, readerVersionLabel: string): string {
@@ -170,89 +269,60 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_PATTERN.test(value);
 }
 
-export type Validation<T> = { ok: true; value: T } | { ok: false; errors: string[] };
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Validates a `POST /chat` body; each error says what is wrong and how to fix it. */
-export function validateChatRequest(body: unknown): Validation<ChatRequest> {
-  if (!isRecord(body)) return { ok: false, errors: ['The body must be a JSON object like {"message": "...", "mode": "general"}.'] };
-  const errors: string[] = [];
-  const known = new Set(['message', 'mode', 'context', 'conversation_id', 'page', 'version', 'docs_instance', 'locale']);
-  for (const key of Object.keys(body)) {
-    if (!known.has(key)) errors.push(`Unknown field "${key}": allowed fields are ${[...known].join(', ')}.`);
+/**
+ * A stream that breaks the protocol: a `data:` line that is not JSON, or an event this version cannot
+ * read (unknown type, missing field, wrong field type, unknown code). Clients tell it from a lost
+ * connection by its class, never by its message.
+ */
+export class ChatStreamProtocolError extends Error {
+  /** The start of the offending `data:` line. */
+  readonly data: string;
+
+  constructor(problem: string, data: string) {
+    super(`The server sent a malformed chat stream: ${problem}.`);
+    this.name = 'ChatStreamProtocolError';
+    this.data = data.slice(0, 200);
   }
-  const { message, mode, context, conversation_id: conversationId, page } = body;
-  if (typeof message !== 'string') errors.push('"message" must be a string.');
-  else if (message.trim().length === 0) errors.push('"message" must not be empty.');
-  else if (message.length > MAX_MESSAGE_CHARS) errors.push(`"message" is ${message.length} characters; the limit is ${MAX_MESSAGE_CHARS}.`);
-  if (mode !== 'general' && mode !== 'selection') errors.push('"mode" must be "general" or "selection".');
-  if (context !== undefined && context !== null && typeof context !== 'string') errors.push('"context" must be a string.');
-  if (mode === 'selection' && (typeof context !== 'string' || context.trim().length === 0)) {
-    errors.push('"context" (the highlighted text) is required in selection mode.');
-  }
-  if (typeof context === 'string' && context.length > MAX_CONTEXT_CHARS) {
-    errors.push(`"context" is ${context.length} characters; the limit is ${MAX_CONTEXT_CHARS}.`);
-  }
-  if (conversationId !== undefined && conversationId !== null && !isUuid(conversationId)) {
-    errors.push('"conversation_id" must be a UUID taken from an earlier answer.');
-  }
-  if (page !== undefined && page !== null) {
-    if (!isRecord(page) || typeof page.url !== 'string' || typeof page.title !== 'string') {
-      errors.push('"page" must be an object {"url": string, "title": string}.');
-    } else if (page.url.length > 2048 || page.title.length > 500) {
-      errors.push('"page.url" must be at most 2048 and "page.title" at most 500 characters.');
-    }
-  }
-  for (const field of ['version', 'docs_instance', 'locale'] as const) {
-    const scopeValue = body[field];
-    if (scopeValue === undefined || scopeValue === null) continue;
-    if (typeof scopeValue !== 'string' || !SCOPE_VALUE.test(scopeValue)) {
-      errors.push(`"${field}" must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters).`);
-    }
-  }
-  if (errors.length > 0) return { ok: false, errors };
-  const value: ChatRequest = { message: message as string, mode: mode as ChatMode };
-  if (typeof context === 'string') value.context = context;
-  if (typeof conversationId === 'string') value.conversation_id = conversationId;
-  if (isRecord(page)) value.page = { url: page.url as string, title: page.title as string };
-  if (typeof body.version === 'string') value.version = body.version;
-  if (typeof body.docs_instance === 'string') value.docs_instance = body.docs_instance;
-  if (typeof body.locale === 'string') value.locale = body.locale;
-  return { ok: true, value };
 }
 
-const EVENT_TYPES = new Set(['meta', 'sources', 'token', 'warning', 'error', 'done']);
+/** Why `value` is not an event of this protocol version, or null when it is one. */
+export function chatStreamEventProblem(value: unknown): string | null {
+  if (!isRecord(value) || typeof value.type !== 'string') return 'an event must be a JSON object with a string "type"';
+  if (!Object.hasOwn(chatStreamEventSchemas, value.type)) return `unknown event type "${value.type.slice(0, 40)}"`;
+  return firstProblem(chatStreamEventSchemas[value.type as ChatStreamEventType], value);
+}
 
-/** Parses the JSON of one `data:` line; throws on anything that is not a protocol event. */
+/** The widget's type guard: true only for an event this protocol version defines, every field of the right type. */
+export function isChatStreamEvent(value: unknown): value is ChatStreamEvent {
+  return chatStreamEventProblem(value) === null;
+}
+
+/** Parses the JSON of one `data:` line; throws a ChatStreamProtocolError on anything that is not a protocol event. */
 export function parseChatStreamEvent(data: string): ChatStreamEvent {
-  const parsed: unknown = JSON.parse(data);
-  if (!isRecord(parsed) || typeof parsed.type !== 'string' || !EVENT_TYPES.has(parsed.type)) {
-    throw new Error(`Not a docs-chat stream event: ${data.slice(0, 80)}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw new ChatStreamProtocolError('a "data:" line is not JSON', data);
   }
-  switch (parsed.type) {
-    case 'token':
-      if (typeof parsed.content !== 'string') throw new Error('token event without content');
-      break;
-    case 'meta':
-      if (typeof parsed.conversation_id !== 'string' || typeof parsed.message_id !== 'string') {
-        throw new Error('meta event without ids');
-      }
-      break;
-    case 'sources':
-    case 'done':
-      if (!Array.isArray(parsed.sources)) throw new Error(`${parsed.type} event without sources`);
-      break;
-    case 'warning':
-    case 'error':
-      if (typeof parsed.code !== 'string' || typeof parsed.message !== 'string') {
-        throw new Error(`${parsed.type} event without code or message`);
-      }
-      break;
-  }
-  return parsed as unknown as ChatStreamEvent;
+  const problem = chatStreamEventProblem(parsed);
+  if (problem !== null) throw new ChatStreamProtocolError(problem, data);
+  return parsed as ChatStreamEvent;
+}
+
+/**
+ * True when the server announced a later minor version of the same major than this package knows:
+ * its stream may hold event types, fields or codes added since, which a client skips instead of failing.
+ */
+export function isNewerMinorVersion(serverVersion: string | null | undefined, ownVersion: string = CHAT_PROTOCOL_VERSION): boolean {
+  if (!serverVersion) return false;
+  const [serverMajor, serverMinor] = serverVersion.split('.').map(Number);
+  const [ownMajor, ownMinor] = ownVersion.split('.').map(Number);
+  return serverMajor === ownMajor && (serverMinor ?? 0) > (ownMinor ?? 0);
 }
 
 /**
@@ -260,10 +330,17 @@ export function parseChatStreamEvent(data: string): ChatStreamEvent {
  * each complete `data:` event and ignores comments (heartbeats). Accepts
  * `\n`, `\r\n` and `\r` line endings.
  */
-export function createChatStreamParser(onEvent: (event: ChatStreamEvent) => void): {
+export function createChatStreamParser(
+  onEvent: (event: ChatStreamEvent) => void,
+  options: {
+    /** The server's `x-docs-chat-protocol` header: from a later minor version, events this version cannot read are skipped. */
+    serverVersion?: string | null;
+  } = {},
+): {
   push(text: string): void;
   end(): void;
 } {
+  const skipUnreadable = isNewerMinorVersion(options.serverVersion);
   let buffer = '';
   let dataLines: string[] = [];
 
@@ -271,7 +348,14 @@ export function createChatStreamParser(onEvent: (event: ChatStreamEvent) => void
     if (dataLines.length === 0) return;
     const data = dataLines.join('\n');
     dataLines = [];
-    onEvent(parseChatStreamEvent(data));
+    let event: ChatStreamEvent;
+    try {
+      event = parseChatStreamEvent(data);
+    } catch (error) {
+      if (skipUnreadable && error instanceof ChatStreamProtocolError) return;
+      throw error;
+    }
+    onEvent(event);
   };
 
   const processLine = (line: string): void => {
