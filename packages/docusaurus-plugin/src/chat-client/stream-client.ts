@@ -1,6 +1,7 @@
 import {
   CHAT_PROTOCOL_HEADER,
   CHAT_PROTOCOL_VERSION,
+  ChatStreamProtocolError,
   createChatStreamParser,
   type ChatRequest,
   type ChatStreamEvent,
@@ -56,11 +57,15 @@ export async function streamChat({ serverUrl, request, onEvent, signal, fetch: f
 
   // An object rather than two lets: they are set inside the parser callback.
   const progress: { finished: boolean; error: ChatClientError | null } = { finished: false, error: null };
-  const parser = createChatStreamParser((event) => {
-    if (event.type === 'done') progress.finished = true;
-    if (event.type === 'error') progress.error = errorFromStreamEvent(event.code, event.message, event.retryable);
-    onEvent(event);
-  });
+  // Every event passes the protocol's type guard first; from a later minor version, unreadable ones are skipped.
+  const parser = createChatStreamParser(
+    (event) => {
+      if (event.type === 'done') progress.finished = true;
+      if (event.type === 'error') progress.error = errorFromStreamEvent(event);
+      onEvent(event);
+    },
+    { serverVersion },
+  );
 
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -79,7 +84,7 @@ export async function streamChat({ serverUrl, request, onEvent, signal, fetch: f
     parser.end();
   } catch (error) {
     if (isAbortError(error) || signal?.aborted) return 'aborted';
-    if (error instanceof SyntaxError || (error instanceof Error && error.message.includes('docs-chat stream event'))) {
+    if (error instanceof ChatStreamProtocolError) {
       throw new ChatClientError('protocol', 'The server sent a malformed answer stream.', { retryable: true });
     }
     throw new ChatClientError('network', 'The connection was lost while the answer was streaming.');
