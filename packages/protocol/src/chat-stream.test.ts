@@ -1,5 +1,6 @@
 import {
   ChatStreamProtocolError,
+  upgradeLegacySource,
   chatStreamEventProblem,
   createChatStreamParser,
   encodeChatStreamEvent,
@@ -15,7 +16,7 @@ import {
   type StreamErrorCode,
 } from './chat-stream.js';
 
-const source = { file: 'intro.md', title: 'Intro', heading: null, headingPath: ['Intro'], url: '/docs/intro', score: 0.5 };
+const source = { file: 'intro.md', title: 'Intro', heading: null, heading_path: ['Intro'], url: '/docs/intro', score: 0.5 };
 
 /** Every event a server of this version may send, once. */
 const validEvents: ChatStreamEvent[] = [
@@ -80,7 +81,14 @@ describe('the stream parser', () => {
 
   it('skips events it cannot read from a server of a later minor version, and keeps the others', () => {
     const frames = 'data: {"type":"reasoning","text":"x"}\n\ndata: {"type":"token","content":"Hi"}\n\n';
-    expect(collect(frames, '1.9')).toEqual([{ type: 'token', content: 'Hi' }]);
+    expect(collect(frames, '2.9')).toEqual([{ type: 'token', content: 'Hi' }]);
+  });
+
+  it('reads the sources of a 1.x server, which named heading_path headingPath', () => {
+    const { heading_path: headingPath, ...legacy } = source;
+    const frames = encodeChatStreamEvent({ type: 'sources', sources: [{ ...legacy, headingPath }] } as unknown as ChatStreamEvent);
+    expect(collect(frames, '1.0')).toEqual([{ type: 'sources', sources: [source] }]);
+    expect(() => collect(frames, '2.0')).toThrow(/"sources\[0\].heading_path" is required/);
   });
 
   it('tells a later minor version from the same or another major one', () => {
@@ -106,6 +114,27 @@ describe('the error codes', () => {
     expect(isErrorResponseBody({ error: { code: 'invalid_request', message: 'Fix it.', details: ['"mode" must be …'] }, request_id: 'r' })).toBe(true);
     expect(isErrorResponseBody({ error: { code: 'llm_busy', message: 'x' }, request_id: 'r' })).toBe(false);
     expect(isErrorResponseBody({ error: 'busy' })).toBe(false);
+  });
+});
+
+describe('the wire casing', () => {
+  it('is snake_case in every schema the server and the widget share', async () => {
+    const protocol = await import('./chat-stream.js');
+    const names: string[] = [];
+    const walk = (schema: unknown): void => {
+      if (typeof schema !== 'object' || schema === null) return;
+      const { properties, ...rest } = schema as { properties?: Record<string, unknown> };
+      if (properties) names.push(...Object.keys(properties));
+      for (const value of [...Object.values(properties ?? {}), ...Object.values(rest)]) walk(value);
+    };
+    for (const [name, value] of Object.entries(protocol)) if (name.endsWith('Schema') || name.endsWith('Schemas')) walk(value);
+    expect(names.length).toBeGreaterThan(40);
+    expect(names.filter((field) => !/^[a-z]+(?:_[a-z]+)*$/.test(field))).toEqual([]);
+  });
+
+  it('upgrades a stored 1.x source and leaves a 2.x one alone', () => {
+    expect(upgradeLegacySource({ title: 'A', headingPath: ['A'] })).toEqual({ title: 'A', heading_path: ['A'] });
+    expect(upgradeLegacySource(source)).toBe(source);
   });
 });
 

@@ -12,8 +12,15 @@
 import { firstProblem, Wire, type Schema, type Static } from './wire-schema.js';
 
 export { firstProblem, Wire, type OptionalSchema, type Schema, type Static } from './wire-schema.js';
+export * from './search-api.js';
 
-export const CHAT_PROTOCOL_VERSION = '1.0';
+/**
+ * 2.0: every field on the wire is snake_case (`headingPath` became `heading_path`). Clients of 2.x read
+ * 1.x streams too (see `upgradeLegacyEvent`); a 1.x client refuses a 2.x server and asks for a reload.
+ */
+export const CHAT_PROTOCOL_VERSION = '2.0';
+/** The major versions this package's parser reads. */
+export const READABLE_PROTOCOL_MAJORS: readonly string[] = ['1', '2'];
 export const CHAT_PROTOCOL_HEADER = 'x-docs-chat-protocol';
 export const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
 export const SSE_HEARTBEAT = ': ping\n\n';
@@ -144,7 +151,8 @@ export const sourceRefSchema = Wire.object({
   file: Wire.string(),
   title: Wire.string(),
   heading: Wire.nullable(Wire.string()),
-  headingPath: Wire.array(Wire.string()),
+  /** The headings from the page title down to this section. */
+  heading_path: Wire.array(Wire.string()),
   /** Empty for a JSON record that has no URL; `id` then names the record. */
   url: Wire.string(),
   score: Wire.number(),
@@ -301,17 +309,41 @@ export function isChatStreamEvent(value: unknown): value is ChatStreamEvent {
   return chatStreamEventProblem(value) === null;
 }
 
-/** Parses the JSON of one `data:` line; throws a ChatStreamProtocolError on anything that is not a protocol event. */
-export function parseChatStreamEvent(data: string): ChatStreamEvent {
+/**
+ * Parses the JSON of one `data:` line; throws a ChatStreamProtocolError on anything that is not a protocol
+ * event. `serverVersion` 1.x events are read in their 1.x casing.
+ */
+export function parseChatStreamEvent(data: string, serverVersion?: string | null): ChatStreamEvent {
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);
   } catch {
     throw new ChatStreamProtocolError('a "data:" line is not JSON', data);
   }
+  if (majorOf(serverVersion) === '1') parsed = upgradeLegacyEvent(parsed);
   const problem = chatStreamEventProblem(parsed);
   if (problem !== null) throw new ChatStreamProtocolError(problem, data);
   return parsed as ChatStreamEvent;
+}
+
+/**
+ * A source as a 1.x server or an older stored conversation wrote it (`headingPath`), in today's form
+ * (`heading_path`); anything else is returned as it is.
+ */
+export function upgradeLegacySource(value: unknown): unknown {
+  if (!isRecord(value) || 'heading_path' in value || !('headingPath' in value)) return value;
+  const { headingPath, ...rest } = value;
+  return { ...rest, heading_path: headingPath };
+}
+
+/** A 1.x event in 2.x form: the sources of `sources` and `done` events get `heading_path`. */
+export function upgradeLegacyEvent(value: unknown): unknown {
+  if (!isRecord(value) || !Array.isArray(value.sources)) return value;
+  return { ...value, sources: value.sources.map(upgradeLegacySource) };
+}
+
+function majorOf(version: string | null | undefined): string | undefined {
+  return version?.split('.')[0];
 }
 
 /**
@@ -333,7 +365,10 @@ export function isNewerMinorVersion(serverVersion: string | null | undefined, ow
 export function createChatStreamParser(
   onEvent: (event: ChatStreamEvent) => void,
   options: {
-    /** The server's `x-docs-chat-protocol` header: from a later minor version, events this version cannot read are skipped. */
+    /**
+     * The server's `x-docs-chat-protocol` header: from a later minor version, events this version cannot
+     * read are skipped; from a 1.x server, events are read in 1.x casing.
+     */
     serverVersion?: string | null;
   } = {},
 ): {
@@ -350,7 +385,7 @@ export function createChatStreamParser(
     dataLines = [];
     let event: ChatStreamEvent;
     try {
-      event = parseChatStreamEvent(data);
+      event = parseChatStreamEvent(data, options.serverVersion);
     } catch (error) {
       if (skipUnreadable && error instanceof ChatStreamProtocolError) return;
       throw error;

@@ -89,6 +89,10 @@ export const Wire = {
     if (options.closed) schema.additionalProperties = false;
     return described<ObjectStatic<P>>(schema, options);
   },
+  /** An object whose fields this definition leaves open (a debugging aid that changes with the search code). */
+  openObject<T extends object = Record<string, unknown>>(): Schema<T> {
+    return { type: 'object', additionalProperties: true } as Schema<T>;
+  },
   /** Any one of the schemas. */
   anyOf<S extends readonly Schema<unknown>[]>(variants: S): Schema<Static<S[number]>> {
     return { anyOf: [...variants] } as Schema<Static<S[number]>>;

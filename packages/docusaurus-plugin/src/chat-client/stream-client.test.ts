@@ -128,7 +128,7 @@ describe('streamChat', () => {
   });
 
   it('skips an event it cannot read when the server speaks a later minor version', async () => {
-    server.answerChatWith({ body: readFixture('unknown-event-type.sse'), headers: { 'x-docs-chat-protocol': '1.9' } });
+    server.answerChatWith({ body: readFixture('unknown-event-type.sse'), headers: { 'x-docs-chat-protocol': '2.9' } });
     const { events, outcome } = await collect();
     expect(outcome).toBe('done');
     expect(events.map((event) => event.type)).toEqual(['meta', 'token', 'done']);
@@ -171,9 +171,19 @@ describe('streamChat', () => {
     ).rejects.toMatchObject({ kind: 'network', retryable: true });
   });
 
-  it('refuses a server that speaks another major protocol version', async () => {
-    server.answerChatWith({ body: readFixture('general-answer.sse'), headers: { 'x-docs-chat-protocol': '2.0' } });
+  it('refuses a server that speaks a major protocol version it cannot read', async () => {
+    server.answerChatWith({ body: readFixture('general-answer.sse'), headers: { 'x-docs-chat-protocol': '3.0' } });
     await expect(collect()).rejects.toMatchObject({ kind: 'protocol', retryable: false });
+  });
+
+  it('reads a 1.0 server, whose sources carry headingPath, as it reads a 2.0 one', async () => {
+    server.answerChatWith({ body: readFixture('general-answer.sse') });
+    const current = await collect();
+    server.answerChatWith({ body: readFixture('general-answer-protocol-1.0.sse'), headers: { 'x-docs-chat-protocol': '1.0' } });
+    const legacy = await collect();
+    expect(legacy.outcome).toBe('done');
+    expect(legacy.events).toEqual(current.events);
+    expect(legacy.events[1]).toMatchObject({ type: 'sources', sources: [{ heading_path: ['Ingest', 'Re-running the ingest'] }, { heading_path: [] }] });
   });
 
   it('stops reading and closes the connection when aborted mid-stream', async () => {

@@ -2,6 +2,7 @@ import {
   CHAT_PROTOCOL_HEADER,
   CHAT_PROTOCOL_VERSION,
   ChatStreamProtocolError,
+  READABLE_PROTOCOL_MAJORS,
   createChatStreamParser,
   type ChatRequest,
   type ChatStreamEvent,
@@ -47,7 +48,8 @@ export async function streamChat({ serverUrl, request, onEvent, signal, fetch: f
   if (!response.ok) throw await errorFromResponse(response);
 
   const serverVersion = response.headers.get(CHAT_PROTOCOL_HEADER);
-  if (serverVersion !== null && majorVersion(serverVersion) !== majorVersion(CHAT_PROTOCOL_VERSION)) {
+  // A 1.x server is read too (in its casing), so the plugin can be upgraded before the server.
+  if (serverVersion !== null && !READABLE_PROTOCOL_MAJORS.includes(majorVersion(serverVersion))) {
     await response.body?.cancel();
     throw new ChatClientError('protocol', `The server speaks chat protocol ${serverVersion}; this page expects ${CHAT_PROTOCOL_VERSION}.`, {
       retryable: false,

@@ -55,7 +55,7 @@ const backends: [string, () => Promise<StoreUnderTest>][] = [['PGlite', openPgli
 if (postgresUrl) backends.push(['Postgres', () => openPostgresUnderTest(postgresUrl)]);
 
 function source(title: string): SourceRef {
-  return { file: `${title}.md`, title, heading: 'Usage', headingPath: [title, 'Usage'], url: `/docs/${title}#usage`, score: 0.5 };
+  return { file: `${title}.md`, title, heading: 'Usage', heading_path: [title, 'Usage'], url: `/docs/${title}#usage`, score: 0.5 };
 }
 
 describe.each(backends)('the conversation store on %s', (_name, open) => {
