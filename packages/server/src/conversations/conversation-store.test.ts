@@ -103,6 +103,15 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     expect(versions.map((row) => Number(row.version))).toEqual(MIGRATIONS.map((migration) => migration.version));
   });
 
+  it('reads an answer stored before protocol 2.0 with its sources in the 2.0 casing (heading_path)', async () => {
+    const { conversationId, ids } = await conversationWith([{ role: 'assistant', content: 'An old answer [1].' }]);
+    const { heading_path: headingPath, ...rest } = source('Install');
+    // The JSON as a literal: the two drivers encode a JSON parameter differently. It is this test's own text.
+    await subject.execute(`update messages set sources = '${JSON.stringify([{ ...rest, headingPath }])}'::jsonb where id = $1`, [ids[0]]);
+    const conversation = await store.getConversation(conversationId);
+    expect(conversation?.messages[0]?.sources).toEqual([source('Install')]);
+  });
+
   it('returns a conversation with its messages in the order they were written', async () => {
     const contents = Array.from({ length: 12 }, (_, index) => `message ${index}`);
     const { conversationId, ids } = await conversationWith(
