@@ -157,6 +157,11 @@ describe('streamChat', () => {
     });
   });
 
+  it('keeps the message but no code when an error body carries a code this version does not know', async () => {
+    server.answerChatWith({ status: 503, json: { error: { code: 'overloaded', message: 'Try again in a minute.' }, request_id: 'r2' } });
+    await expect(collect()).rejects.toMatchObject({ kind: 'busy', code: null, message: 'Try again in a minute.' });
+  });
+
   it('maps HTTP 503 to a busy error', async () => {
     server.answerChatWith({ status: 503, json: { error: { code: 'shutting_down', message: 'The server is restarting.' } } });
     await expect(collect()).rejects.toMatchObject({ kind: 'busy', retryable: true });
