@@ -62,7 +62,7 @@ try {
       file: hit.chunk.file,
       title: hit.chunk.title,
       heading: hit.chunk.headingPath.at(-1) ?? null,
-      headingPath: hit.chunk.headingPath,
+      heading_path: hit.chunk.headingPath,
       url: hit.chunk.url,
       score: hit.score,
     }));

@@ -15,6 +15,7 @@ import type { ServerSettings } from './config.js';
 import type { AssembleContext, CountTokens, Embedder, RunIngest, VectorStore } from './core-api.js';
 import type { LlmCheck } from './health/health-check.js';
 import { errorResponseBody, HttpError, toHttpError } from './http-errors.js';
+import { ajvOptions, schemaErrorFormatter } from './request-validation.js';
 import type { ChatModel } from './llm/chat-model.js';
 import type { Logger } from 'pino';
 import { requestIdFor } from './logging.js';
@@ -83,6 +84,9 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: settings.bodyLimitBytes,
+    // Route schemas validate requests; a refusal becomes the documented `invalid_request` with its details.
+    ajv: ajvOptions,
+    schemaErrorFormatter: (errors, part) => schemaErrorFormatter(errors, part),
     // A hop count is trusted as "the nearest N proxies".
     trustProxy:
       typeof settings.trustProxy === 'number'

@@ -2,8 +2,14 @@
  * Every error a client of the HTTP API can meet, in one table: a stable code,
  * the HTTP status and a default message that says what to do next. Routes throw
  * `HttpError`; the error handler in `app.ts` turns anything else into one of
- * these so clients never see stack traces, SQL or keys.
+ * these so clients never see stack traces, SQL or keys. The codes are the
+ * protocol package's `HttpErrorCode` union, which the widget shares: a row for
+ * a code outside it, or a code without a row, does not compile.
  */
+import { HTTP_ERROR_CODES, type ErrorResponseBody, type HttpErrorCode } from '@docs-chat/core/protocol';
+
+export { HTTP_ERROR_CODES, type ErrorResponseBody, type HttpErrorCode };
+
 export const HTTP_ERRORS = {
   invalid_request: { status: 400, message: 'The request is not valid; see "details" for what to change.' },
   malformed_request: { status: 400, message: 'The request is not valid HTTP or its URL cannot be decoded; check the path and its %-escapes.' },
@@ -63,9 +69,7 @@ export const HTTP_ERRORS = {
     message: 'Conversations cannot be read or saved right now; please try again shortly.',
   },
   shutting_down: { status: 503, message: 'The server is restarting; please try again in a few seconds.' },
-} as const satisfies Record<string, { status: number; message: string }>;
-
-export type HttpErrorCode = keyof typeof HTTP_ERRORS;
+} as const satisfies Record<HttpErrorCode, { status: number; message: string }>;
 
 /** An error with a code from the table; `details` lists field-level problems for 400s. */
 export class HttpError extends Error {
@@ -83,12 +87,6 @@ export class HttpError extends Error {
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
-}
-
-/** The JSON body of every error response. */
-export interface ErrorResponseBody {
-  error: { code: HttpErrorCode; message: string; details?: string[] };
-  request_id: string;
 }
 
 /** At most this many field problems are listed, so a body with thousands of unknown keys gets a small answer. */

@@ -1,3 +1,5 @@
+import { isErrorResponseBody, type ErrorEvent, type HttpErrorCode, type StreamErrorCode } from '@docs-chat/protocol';
+
 /**
  * What went wrong with a request, in terms the widget can explain to a reader.
  * The widget picks the translated text from `kind`; `detail` is the server's
@@ -16,15 +18,15 @@ export class ChatClientError extends Error {
   readonly kind: ChatErrorKind;
   readonly retryable: boolean;
   readonly status: number | null;
-  /** The server's `error.code` or stream `code`, when it sent one. */
-  readonly code: string | null;
+  /** The server's `error.code` or stream `code`, when it sent one this version knows. */
+  readonly code: HttpErrorCode | StreamErrorCode | null;
   /** Seconds to wait, from a `retry-after` header. */
   readonly retryAfterSeconds: number | null;
 
   constructor(
     kind: ChatErrorKind,
     message: string,
-    options: { retryable?: boolean; status?: number | null; code?: string | null; retryAfterSeconds?: number | null } = {},
+    options: { retryable?: boolean; status?: number | null; code?: HttpErrorCode | StreamErrorCode | null; retryAfterSeconds?: number | null } = {},
   ) {
     super(message);
     this.name = 'ChatClientError';
@@ -36,30 +38,33 @@ export class ChatClientError extends Error {
   }
 }
 
-const BUSY_CODES = new Set(['service_busy', 'busy', 'llm_busy', 'shutting_down', 'overloaded', 'llm_rate_limited']);
+/** Stream codes that mean "busy for everyone, try again shortly" (the model's rate limit ends as `busy`). */
+const BUSY_STREAM_CODES: ReadonlySet<StreamErrorCode> = new Set<StreamErrorCode>(['busy', 'shutting_down']);
+/** HTTP codes with that meaning (also told by status 503). */
+const BUSY_HTTP_CODES: ReadonlySet<HttpErrorCode> = new Set<HttpErrorCode>(['service_busy', 'shutting_down']);
 
 /** Maps an `error` event of the stream to a client error. */
-export function errorFromStreamEvent(code: string, message: string, retryable: boolean | undefined): ChatClientError {
-  if (code === 'rate_limited') return new ChatClientError('rate_limited', message, { code, retryable: true });
-  if (BUSY_CODES.has(code)) return new ChatClientError('busy', message, { code, retryable: true });
+export function errorFromStreamEvent({ code, message, retryable }: Pick<ErrorEvent, 'code' | 'message' | 'retryable'>): ChatClientError {
+  if (BUSY_STREAM_CODES.has(code)) return new ChatClientError('busy', message, { code, retryable: true });
   return new ChatClientError('server', message, { code, retryable: retryable ?? true });
 }
 
-interface ErrorBody {
-  error?: { code?: unknown; message?: unknown; details?: unknown };
+/** A body that has at least a message, from a server of another version than this page's. */
+interface LooseErrorBody {
+  error?: { message?: unknown; details?: unknown };
 }
 
 /** Maps a non-2xx HTTP response (JSON body `{error: {code, message, details}}`) to a client error. */
 export async function errorFromResponse(response: Response): Promise<ChatClientError> {
-  let code: string | null = null;
+  let code: HttpErrorCode | null = null;
   let message = `The server answered ${response.status}.`;
   try {
-    const body = (await response.json()) as ErrorBody;
-    if (typeof body.error?.code === 'string') code = body.error.code;
-    if (typeof body.error?.message === 'string') message = body.error.message;
-    if (Array.isArray(body.error?.details) && body.error.details.length > 0) {
-      message = `${message} ${body.error.details.filter((detail) => typeof detail === 'string').join(' ')}`;
-    }
+    const body: unknown = await response.json();
+    // A code this version does not know (a newer server's) is left out; the message is still meant for the reader.
+    if (isErrorResponseBody(body)) code = body.error.code;
+    const { message: serverMessage, details } = (body as LooseErrorBody | null)?.error ?? {};
+    if (typeof serverMessage === 'string') message = serverMessage;
+    if (Array.isArray(details) && details.length > 0) message = `${message} ${details.filter((detail) => typeof detail === 'string').join(' ')}`;
   } catch {
     // Not JSON (a proxy's error page, say): keep the generic message.
   }
@@ -68,7 +73,7 @@ export async function errorFromResponse(response: Response): Promise<ChatClientE
   const status = response.status;
   const options = { status, code, retryAfterSeconds };
   if (status === 429) return new ChatClientError('rate_limited', message, options);
-  if (status === 503 || (code !== null && BUSY_CODES.has(code))) return new ChatClientError('busy', message, options);
+  if (status === 503 || (code !== null && BUSY_HTTP_CODES.has(code))) return new ChatClientError('busy', message, options);
   if (status === 404) return new ChatClientError('not_found', message, { ...options, retryable: false });
   if (status >= 400 && status < 500) return new ChatClientError('invalid_request', message, { ...options, retryable: false });
   return new ChatClientError('server', message, options);

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { SourceRef } from '@docs-chat/protocol';
 import { citationNumbers, numberSources } from './cited-sources.js';
 
-const source = (name: string): SourceRef => ({ file: `${name}.md`, title: name, heading: null, headingPath: [name], url: `/docs/${name}`, score: 0.5 });
+const source = (name: string): SourceRef => ({ file: `${name}.md`, title: name, heading: null, heading_path: [name], url: `/docs/${name}`, score: 0.5 });
 const [one, two, three] = [source('one'), source('two'), source('three')];
 
 describe('which source each citation of an answer points to', () => {

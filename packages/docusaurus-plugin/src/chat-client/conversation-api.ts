@@ -1,4 +1,4 @@
-import type { FinishReason, SourceRef } from '@docs-chat/protocol';
+import { firstProblem, sourceRefSchema, upgradeLegacySource, type FinishReason, type SourceRef } from '@docs-chat/protocol';
 import { ChatClientError, errorFromResponse, isAbortError } from './chat-errors.js';
 import type { FetchFunction } from './stream-client.js';
 import { isShareId } from './share-link.js';
@@ -45,6 +45,12 @@ function isStoredMessage(value: unknown): value is StoredConversationMessage {
   );
 }
 
+/** The sources a reader can follow: a 1.x server's are read in its casing, malformed ones left out. */
+export function readableSources(value: unknown): SourceRef[] {
+  if (!Array.isArray(value)) return [];
+  return value.map(upgradeLegacySource).filter((source): source is SourceRef => firstProblem(sourceRefSchema, source) === null);
+}
+
 /** Loads a conversation to resume it; a 404 rejects with kind 'not_found'. */
 export async function fetchConversation(
   serverUrl: string,
@@ -62,7 +68,7 @@ export async function fetchConversation(
   // System messages are never shown; anything malformed is skipped rather than breaking the resume.
   const messages = body.messages.filter(isStoredMessage).map(({ rating, ...message }) => ({
     ...message,
-    sources: Array.isArray(message.sources) ? message.sources : [],
+    sources: readableSources(message.sources),
     ...(rating === 'up' || rating === 'down' ? { rating } : {}),
   }));
   return { id: body.id, created_at: String(body.created_at ?? ''), messages };
@@ -131,6 +137,6 @@ export async function fetchSharedConversation(
   const messages = body.messages
     .map((message: unknown, index) => ({ ...(message as object), id: `shared-${index}` }))
     .filter(isStoredMessage)
-    .map(({ rating: _rating, ...message }) => ({ ...message, sources: Array.isArray(message.sources) ? message.sources : [] }));
+    .map(({ rating: _rating, ...message }) => ({ ...message, sources: readableSources(message.sources) }));
   return { id: `shared-${shareId}`, created_at: String(body.created_at ?? ''), messages };
 }

@@ -99,8 +99,8 @@ describe('streamChat', () => {
     server.answerChatWith({ body: readFixture('error-busy.sse') });
     const events: ChatStreamEvent[] = [];
     const failure = streamChat({ serverUrl: server.url, request: { message: 'q', mode: 'general' }, onEvent: (event) => events.push(event) });
-    await expect(failure).rejects.toMatchObject({ kind: 'busy', retryable: true, code: 'service_busy' });
-    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'service_busy' });
+    await expect(failure).rejects.toMatchObject({ kind: 'busy', retryable: true, code: 'busy' });
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'busy' });
     expect(answerText(events)).toBe('Partial ans');
   });
 
@@ -114,6 +114,26 @@ describe('streamChat', () => {
     await expect(collect()).rejects.toMatchObject({ kind: 'protocol' });
   });
 
+  it.each([
+    ['an event whose field has the wrong type', 'wrong-field-type.sse'],
+    ['an event of a type this version does not define', 'unknown-event-type.sse'],
+    // Its message even reads like a protocol failure: the class decides, not the text.
+    ['an error event with a code the server never sends', 'unknown-error-code.sse'],
+  ])('rejects %s as a malformed stream, after the events before it', async (_name, fixture) => {
+    server.answerChatWith({ body: readFixture(fixture) });
+    const events: ChatStreamEvent[] = [];
+    const failure = streamChat({ serverUrl: server.url, request: { message: 'q', mode: 'general' }, onEvent: (event) => events.push(event) });
+    await expect(failure).rejects.toMatchObject({ kind: 'protocol', message: 'The server sent a malformed answer stream.' });
+    expect(events.map((event) => event.type)).toEqual(['meta', 'token']);
+  });
+
+  it('skips an event it cannot read when the server speaks a later minor version', async () => {
+    server.answerChatWith({ body: readFixture('unknown-event-type.sse'), headers: { 'x-docs-chat-protocol': '2.9' } });
+    const { events, outcome } = await collect();
+    expect(outcome).toBe('done');
+    expect(events.map((event) => event.type)).toEqual(['meta', 'token', 'done']);
+  });
+
   it('maps HTTP 429 to a rate-limited error carrying retry-after', async () => {
     server.answerChatWith({
       status: 429,
@@ -122,7 +142,7 @@ describe('streamChat', () => {
     });
     const failure = collect();
     await expect(failure).rejects.toBeInstanceOf(ChatClientError);
-    await expect(failure).rejects.toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 12, status: 429 });
+    await expect(failure).rejects.toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 12, status: 429, code: 'rate_limited' });
   });
 
   it('maps HTTP 400 to a non-retryable error that keeps the server explanation', async () => {
@@ -135,6 +155,11 @@ describe('streamChat', () => {
       retryable: false,
       message: 'The request is not valid. "message" must not be empty.',
     });
+  });
+
+  it('keeps the message but no code when an error body carries a code this version does not know', async () => {
+    server.answerChatWith({ status: 503, json: { error: { code: 'overloaded', message: 'Try again in a minute.' }, request_id: 'r2' } });
+    await expect(collect()).rejects.toMatchObject({ kind: 'busy', code: null, message: 'Try again in a minute.' });
   });
 
   it('maps HTTP 503 to a busy error', async () => {
@@ -151,9 +176,19 @@ describe('streamChat', () => {
     ).rejects.toMatchObject({ kind: 'network', retryable: true });
   });
 
-  it('refuses a server that speaks another major protocol version', async () => {
-    server.answerChatWith({ body: readFixture('general-answer.sse'), headers: { 'x-docs-chat-protocol': '2.0' } });
+  it('refuses a server that speaks a major protocol version it cannot read', async () => {
+    server.answerChatWith({ body: readFixture('general-answer.sse'), headers: { 'x-docs-chat-protocol': '3.0' } });
     await expect(collect()).rejects.toMatchObject({ kind: 'protocol', retryable: false });
+  });
+
+  it('reads a 1.0 server, whose sources carry headingPath, as it reads a 2.0 one', async () => {
+    server.answerChatWith({ body: readFixture('general-answer.sse') });
+    const current = await collect();
+    server.answerChatWith({ body: readFixture('general-answer-protocol-1.0.sse'), headers: { 'x-docs-chat-protocol': '1.0' } });
+    const legacy = await collect();
+    expect(legacy.outcome).toBe('done');
+    expect(legacy.events).toEqual(current.events);
+    expect(legacy.events[1]).toMatchObject({ type: 'sources', sources: [{ heading_path: ['Ingest', 'Re-running the ingest'] }, { heading_path: [] }] });
   });
 
   it('stops reading and closes the connection when aborted mid-stream', async () => {

@@ -1,6 +1,8 @@
 import {
   CHAT_PROTOCOL_HEADER,
   CHAT_PROTOCOL_VERSION,
+  ChatStreamProtocolError,
+  READABLE_PROTOCOL_MAJORS,
   createChatStreamParser,
   type ChatRequest,
   type ChatStreamEvent,
@@ -46,7 +48,8 @@ export async function streamChat({ serverUrl, request, onEvent, signal, fetch: f
   if (!response.ok) throw await errorFromResponse(response);
 
   const serverVersion = response.headers.get(CHAT_PROTOCOL_HEADER);
-  if (serverVersion !== null && majorVersion(serverVersion) !== majorVersion(CHAT_PROTOCOL_VERSION)) {
+  // A 1.x server is read too (in its casing), so the plugin can be upgraded before the server.
+  if (serverVersion !== null && !READABLE_PROTOCOL_MAJORS.includes(majorVersion(serverVersion))) {
     await response.body?.cancel();
     throw new ChatClientError('protocol', `The server speaks chat protocol ${serverVersion}; this page expects ${CHAT_PROTOCOL_VERSION}.`, {
       retryable: false,
@@ -56,11 +59,15 @@ export async function streamChat({ serverUrl, request, onEvent, signal, fetch: f
 
   // An object rather than two lets: they are set inside the parser callback.
   const progress: { finished: boolean; error: ChatClientError | null } = { finished: false, error: null };
-  const parser = createChatStreamParser((event) => {
-    if (event.type === 'done') progress.finished = true;
-    if (event.type === 'error') progress.error = errorFromStreamEvent(event.code, event.message, event.retryable);
-    onEvent(event);
-  });
+  // Every event passes the protocol's type guard first; from a later minor version, unreadable ones are skipped.
+  const parser = createChatStreamParser(
+    (event) => {
+      if (event.type === 'done') progress.finished = true;
+      if (event.type === 'error') progress.error = errorFromStreamEvent(event);
+      onEvent(event);
+    },
+    { serverVersion },
+  );
 
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -79,7 +86,7 @@ export async function streamChat({ serverUrl, request, onEvent, signal, fetch: f
     parser.end();
   } catch (error) {
     if (isAbortError(error) || signal?.aborted) return 'aborted';
-    if (error instanceof SyntaxError || (error instanceof Error && error.message.includes('docs-chat stream event'))) {
+    if (error instanceof ChatStreamProtocolError) {
       throw new ChatClientError('protocol', 'The server sent a malformed answer stream.', { retryable: true });
     }
     throw new ChatClientError('network', 'The connection was lost while the answer was streaming.');

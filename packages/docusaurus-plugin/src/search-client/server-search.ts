@@ -1,26 +1,14 @@
 /** `GET /search` on the docs-chat server, with a short timeout: a search box cannot wait for a slow server. */
+import { firstProblem, searchResultSchema, upgradeLegacySource, type SearchResult } from '@docs-chat/protocol';
 import { endsInsideWord, tokenize } from '../static-search/text-analysis.js';
 import { highlightMatches, snippetOf, type WordMatcher } from '../static-search/snippet.js';
 import type { SearchHitView } from './search-results.js';
 import { scopeQueryString, type ReaderScope } from '../chat-client/reader-scope.js';
 
-interface ServerResult {
-  title: string;
-  headingPath: string[];
-  url: string;
-  excerpt: string;
-}
-
-function isServerResult(value: unknown): value is ServerResult {
-  if (typeof value !== 'object' || value === null) return false;
-  const result = value as Partial<ServerResult>;
-  return (
-    typeof result.title === 'string' &&
-    typeof result.url === 'string' &&
-    typeof result.excerpt === 'string' &&
-    Array.isArray(result.headingPath) &&
-    result.headingPath.every((heading) => typeof heading === 'string')
-  );
+/** A result as the protocol defines it; a server older than protocol 2.0 names `heading_path` `headingPath`. */
+function serverResultFrom(value: unknown): SearchResult | null {
+  const result = upgradeLegacySource(value);
+  return firstProblem(searchResultSchema, result) === null ? (result as SearchResult) : null;
 }
 
 /** The server's results carry no match positions: mark the query's own words (and the one being typed, as a prefix). */
@@ -85,14 +73,15 @@ export async function searchServer(options: {
       if (options.signal?.aborted) throw new DOMException('The search was replaced by a newer one.', 'AbortError');
       throw new ServerSearchError('The server sent something else than search results.');
     }
-    const results = (body as { results?: unknown }).results;
-    if (!Array.isArray(results) || !results.every(isServerResult)) throw new ServerSearchError('The server sent something else than search results.');
+    const listed = (body as { results?: unknown } | null)?.results;
+    const results = Array.isArray(listed) ? listed.map(serverResultFrom) : [null];
+    if (results.some((result) => result === null)) throw new ServerSearchError('The server sent something else than search results.');
     const matcher = queryWordMatcher(options.query);
-    return results.map((result) => ({
+    return (results as SearchResult[]).map((result) => ({
       url: result.url,
       pageUrl: pageOf(result.url),
       title: highlightMatches(result.title, matcher),
-      headings: result.headingPath.slice(1).map((heading) => highlightMatches(heading, matcher)),
+      headings: result.heading_path.slice(1).map((heading) => highlightMatches(heading, matcher)),
       snippet: snippetOf(result.excerpt, matcher),
     }));
   } finally {

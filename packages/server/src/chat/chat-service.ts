@@ -480,7 +480,7 @@ export function toSourceRef(source: ContextSource): SourceRef {
     file: chunk.file,
     title: chunk.title,
     heading: chunk.heading,
-    headingPath: chunk.headingPath,
+    heading_path: chunk.headingPath,
     url: chunk.url,
     score: source.score,
     // A record without a URL is cited by its id.

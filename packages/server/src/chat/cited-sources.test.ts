@@ -2,7 +2,7 @@ import type { SourceRef } from '@docs-chat/core/protocol';
 import { citedNumbers, sourcesUsedByAnswer } from './cited-sources.js';
 
 function source(file: string): SourceRef {
-  return { file, title: file, heading: null, headingPath: [file], url: `/docs/${file}`, score: 0.5 };
+  return { file, title: file, heading: null, heading_path: [file], url: `/docs/${file}`, score: 0.5 };
 }
 
 describe('the sources an answer used', () => {

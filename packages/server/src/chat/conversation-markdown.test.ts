@@ -3,7 +3,7 @@ import type { StoredConversation, StoredMessage } from '../conversations/convers
 import { conversationToMarkdown } from './conversation-markdown.js';
 
 function source(title: string, url: string, heading = 'Usage'): SourceRef {
-  return { file: `${title}.md`, title, heading, headingPath: [title, heading], url, score: 0.5 };
+  return { file: `${title}.md`, title, heading, heading_path: [title, heading], url, score: 0.5 };
 }
 
 function message(role: 'user' | 'assistant', content: string, extra: Partial<StoredMessage> = {}): StoredMessage {

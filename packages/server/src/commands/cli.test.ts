@@ -61,7 +61,7 @@ describe('the docs-chat command line', () => {
     expect(result.code).toBe(0);
     const results = JSON.parse(result.stdout);
     expect(Array.isArray(results)).toBe(true);
-    expect(results[0]).toMatchObject({ rank: 1, file: 'rockets.md', title: 'Rockets', headingPath: ['Rockets', 'Fuelling the rocket'], out_of_scope: false });
+    expect(results[0]).toMatchObject({ rank: 1, file: 'rockets.md', title: 'Rockets', heading_path: ['Rockets', 'Fuelling the rocket'], out_of_scope: false });
     expect(results[0].url).toBe('/docs/rockets#fuelling-the-rocket');
     expect(results.length).toBeLessThanOrEqual(2);
   }, 60_000);

@@ -55,7 +55,7 @@ describe('docs-chat insights', () => {
       await store.finishMessage(answerId, {
         content: refused ? 'The documentation does not cover this.' : 'Run npm install [1].',
         status: 'complete',
-        sources: refused ? [] : [{ file: 'guides/installation.md', title: 'Installation', heading: null, headingPath: ['Installation'], url: 'https://docs.example.com/docs/guides/installation#npm', score: 0.9 }],
+        sources: refused ? [] : [{ file: 'guides/installation.md', title: 'Installation', heading: null, heading_path: ['Installation'], url: 'https://docs.example.com/docs/guides/installation#npm', score: 0.9 }],
         finishReason: refused ? 'no_answer' : 'stop',
         usage: null,
       });

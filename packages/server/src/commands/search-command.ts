@@ -89,7 +89,7 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
           score: hit.score,
           file: hit.chunk.file,
           title: hit.chunk.title,
-          headingPath: hit.chunk.headingPath,
+          heading_path: hit.chunk.headingPath,
           url: hit.chunk.url,
           text: hit.chunk.text,
           ...(hit.chunk.version !== undefined ? { version: hit.chunk.version } : {}),

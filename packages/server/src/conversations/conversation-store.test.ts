@@ -55,7 +55,7 @@ const backends: [string, () => Promise<StoreUnderTest>][] = [['PGlite', openPgli
 if (postgresUrl) backends.push(['Postgres', () => openPostgresUnderTest(postgresUrl)]);
 
 function source(title: string): SourceRef {
-  return { file: `${title}.md`, title, heading: 'Usage', headingPath: [title, 'Usage'], url: `/docs/${title}#usage`, score: 0.5 };
+  return { file: `${title}.md`, title, heading: 'Usage', heading_path: [title, 'Usage'], url: `/docs/${title}#usage`, score: 0.5 };
 }
 
 describe.each(backends)('the conversation store on %s', (_name, open) => {
@@ -101,6 +101,15 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     expect(conversation?.messages.map((message) => message.content)).toEqual(['kept across migrations']);
     const versions = await subject.execute<{ version: number }>('select version from schema_migrations order by version');
     expect(versions.map((row) => Number(row.version))).toEqual(MIGRATIONS.map((migration) => migration.version));
+  });
+
+  it('reads an answer stored before protocol 2.0 with its sources in the 2.0 casing (heading_path)', async () => {
+    const { conversationId, ids } = await conversationWith([{ role: 'assistant', content: 'An old answer [1].' }]);
+    const { heading_path: headingPath, ...rest } = source('Install');
+    // The JSON as a literal: the two drivers encode a JSON parameter differently. It is this test's own text.
+    await subject.execute(`update messages set sources = '${JSON.stringify([{ ...rest, headingPath }])}'::jsonb where id = $1`, [ids[0]]);
+    const conversation = await store.getConversation(conversationId);
+    expect(conversation?.messages[0]?.sources).toEqual([source('Install')]);
   });
 
   it('returns a conversation with its messages in the order they were written', async () => {

@@ -3,7 +3,7 @@
  * factories hand it a SqlClient and say how to ping and close.
  */
 import type { ChatMode, FinishReason, SourceRef } from '@docs-chat/core/protocol';
-import { isUuid } from '@docs-chat/core/protocol';
+import { isUuid, upgradeLegacySource } from '@docs-chat/core/protocol';
 import type {
   ConversationStore,
   FinishedMessage,
@@ -48,8 +48,9 @@ function toIso(value: Date | string): string {
 }
 
 // Both drivers parse jsonb; anything but an array would be a row written by hand.
+/** Answers stored before protocol 2.0 hold `headingPath`: they are read in today's casing. */
 function parseSources(value: unknown): SourceRef[] {
-  return Array.isArray(value) ? (value as SourceRef[]) : [];
+  return Array.isArray(value) ? (value.map(upgradeLegacySource) as SourceRef[]) : [];
 }
 
 function toStoredMessage(row: MessageRow): StoredMessage {

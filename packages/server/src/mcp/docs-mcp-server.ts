@@ -301,7 +301,7 @@ async function askDocs(
   const cited = citedNumbers(result.answer);
   const sources = result.sources.map((source, index) => ({
     number: cited.length === result.sources.length ? (cited[index] as number) : index + 1,
-    title: source.headingPath.length > 0 ? source.headingPath.join(' › ') : source.title,
+    title: source.heading_path.length > 0 ? source.heading_path.join(' › ') : source.title,
     url: source.url ? absolute(source.url) : '',
     file: source.file,
   }));

@@ -4,6 +4,7 @@
  * One ingest at a time: 409 while one runs here or in another process.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { Wire, type Static } from '@docs-chat/core/protocol';
 import { describeError } from '../chat/conversation-gateway.js';
 import { isDocsChatError, type RunIngest } from '../core-api.js';
 import { HttpError } from '../http-errors.js';
@@ -17,13 +18,18 @@ export interface AdminRoutesOptions {
   gitSync?: GitSyncJob | undefined;
 }
 
+/** Body of `POST /admin/ingest`: optional, as is each field. */
+const ingestBodySchema = Wire.nullable(
+  Wire.object({ rebuild: Wire.optional(Wire.boolean()), dry_run: Wire.optional(Wire.boolean()) }, { closed: true }),
+);
+
 export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { adminToken, runIngest, gitSync }) => {
   let running = false;
 
   app.addHook('onRequest', requireAdminToken(adminToken));
 
-  app.post('/admin/ingest', async (request) => {
-    const options = parseIngestOptions(request.body);
+  app.post<{ Body: Static<typeof ingestBodySchema> }>('/admin/ingest', { schema: { body: ingestBodySchema } }, async (request) => {
+    const options = { rebuild: request.body?.rebuild ?? false, dryRun: request.body?.dry_run ?? false };
     if (running) throw new HttpError('ingest_running');
     running = true;
     const startedAt = Date.now();
@@ -51,20 +57,3 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, {
 
   app.get('/admin/ingest/status', async () => ({ git: gitSync ? { configured: true, ...gitSync.status() } : { configured: false }, ingest: { running } }));
 };
-
-function parseIngestOptions(body: unknown): { rebuild: boolean; dryRun: boolean } {
-  if (body === undefined || body === null) return { rebuild: false, dryRun: false };
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new HttpError('invalid_request', { details: ['The body must be empty or a JSON object like {"rebuild": false, "dry_run": false}.'] });
-  }
-  const record = body as Record<string, unknown>;
-  const problems: string[] = [];
-  for (const key of Object.keys(record)) {
-    if (key !== 'rebuild' && key !== 'dry_run') problems.push(`Unknown field "${key}": allowed fields are rebuild, dry_run.`);
-  }
-  const { rebuild = false, dry_run: dryRun = false } = record;
-  if (typeof rebuild !== 'boolean') problems.push('"rebuild" must be true or false.');
-  if (typeof dryRun !== 'boolean') problems.push('"dry_run" must be true or false.');
-  if (problems.length > 0) throw new HttpError('invalid_request', { details: problems });
-  return { rebuild: rebuild as boolean, dryRun: dryRun as boolean };
-}

@@ -232,11 +232,15 @@ describe('POST /chat in selection mode', () => {
 
 describe('POST /chat request errors', () => {
   it.each([
-    ['an empty object', {}, /"message" must be a string/],
+    ['an empty object', {}, /"message" is required\. "mode" is required\./],
+    ['a message that is a number', { message: 42, mode: 'general' }, /"message" must not be empty: send the question as a string/],
+    ['a page that is a string', { message: 'hi', mode: 'general', page: '/docs/intro' }, /"page" must be an object \{"url": string, "title": string\}/],
+    ['a page title that is a number', { message: 'hi', mode: 'general', page: { url: '/docs', title: 7 } }, /"page\.title" must be a string\./],
+    ['a locale that is a list', { message: 'hi', mode: 'general', locale: ['fr'] }, /"locale" must be a name like "2\.0"/],
     ['an empty message', { message: '  ', mode: 'general' }, /must not be empty/],
     ['a message over 4,000 characters', { message: 'x'.repeat(4001), mode: 'general' }, /limit is 4000/],
     ['an unknown mode', { message: 'hi', mode: 'chatty' }, /"mode" must be "general" or "selection"/],
-    ['selection mode without the highlighted text', { message: 'explain', mode: 'selection' }, /"context" .* is required in selection mode/],
+    ['selection mode without the highlighted text', { message: 'explain', mode: 'selection' }, /"context" is required in selection mode: send the highlighted text/],
     ['a conversation id that is not a UUID', { message: 'hi', mode: 'general', conversation_id: '42' }, /UUID/],
     ['an unknown field', { message: 'hi', mode: 'general', stream: true }, /Unknown field "stream"/],
   ])('answers %s with 400 and a message that says what is wrong', async (_name, body, expected) => {
@@ -245,6 +249,19 @@ describe('POST /chat request errors', () => {
     const error = (reply.json as { error: { code: string; details: string[] } }).error;
     expect(error.code).toBe('invalid_request');
     expect(error.details.join(' ')).toMatch(expected);
+  });
+
+  it('refuses a wrong-typed field in the documented shape, with the request id and the protocol version', async () => {
+    const reply = await postChat(server.url, { message: 'hi', mode: 'general', conversation_id: 42, extra: 1 });
+    expect(reply.status).toBe(400);
+    expect(reply.headers.get(CHAT_PROTOCOL_HEADER)).toBe(CHAT_PROTOCOL_VERSION);
+    const body = reply.json as { error: { code: string; message: string; details: string[] }; request_id: string };
+    expect(body.request_id).toBe(reply.headers.get('x-request-id'));
+    expect(body.error).toEqual({
+      code: 'invalid_request',
+      message: 'The request is not valid; see "details" for what to change.',
+      details: ['Unknown field "extra": allowed fields are message, mode, context, conversation_id, page, version, docs_instance, locale.', '"conversation_id" must be a UUID taken from an earlier answer.'],
+    });
   });
 
   it('answers a body that is not JSON with 400 invalid_json', async () => {

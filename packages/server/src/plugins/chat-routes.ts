@@ -1,6 +1,6 @@
 /**
- * `POST /chat`: validates the body before any streaming (400 with every
- * problem listed, 404 for an unknown conversation), then streams the protocol's
+ * `POST /chat`: validates the body by the protocol's schema before any
+ * streaming (400 with every problem listed, 404 for an unknown conversation), then streams the protocol's
  * events as SSE, or returns one JSON object to clients that send
  * `Accept: application/json`. Rate limited per reader IP.
  */
@@ -9,14 +9,18 @@ import {
   CHAT_PROTOCOL_HEADER,
   CHAT_PROTOCOL_VERSION,
   SSE_CONTENT_TYPE,
-  validateChatRequest,
+  chatRequestFrom,
+  chatRequestSchema,
   type AnswerScope,
+  type ChatRequestBody,
   type ChatJsonResponse,
   type ChatMode,
   type ChatStreamEvent,
   type ErrorEvent,
   type FinishReason,
   type SourceRef,
+  type StreamErrorCode,
+  type WarningEvent,
 } from '@docs-chat/core/protocol';
 import type { ChatMetrics, ChatService } from '../chat/chat-service.js';
 import { describeError } from '../chat/conversation-gateway.js';
@@ -37,16 +41,20 @@ export interface ChatRoutesOptions {
 export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, options) => {
   const { chat, heartbeatMs, rateLimit, streams } = options;
 
-  app.post(
+  app.post<{ Body: ChatRequestBody }>(
     '/chat',
-    { config: { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.windowMs } } },
+    {
+      config: { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.windowMs } },
+      // The protocol package's schema, shared with the widget; a refusal is the documented 400 (see request-validation.ts).
+      schema: { body: chatRequestSchema },
+      // Before validation, so a refused request tells the client the version too.
+      onRequest: async (_request, reply) => {
+        reply.header(CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION);
+      },
+    },
     async (request, reply) => {
-      reply.header(CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION);
-      const validation = validateChatRequest(request.body);
-      if (!validation.ok) throw new HttpError('invalid_request', { details: validation.errors });
-
       const signal = answerAbortSignal(reply, streams.shutdownSignal);
-      const started = await chat.start(validation.value, signal, request.log);
+      const started = await chat.start(chatRequestFrom(request.body), signal, request.log);
       if (started.kind === 'unknown_conversation') throw new HttpError('conversation_not_found');
       request.log.info(
         { conversationId: started.conversationId, messageId: started.messageId, mode: started.mode, usedRetrieval: started.usedRetrieval },
@@ -107,7 +115,7 @@ interface CollectedAnswer {
   persisted: boolean;
   error: ErrorEvent | null;
   scope: AnswerScope | undefined;
-  warnings: { code: string; message: string }[];
+  warnings: Pick<WarningEvent, 'code' | 'message'>[];
 }
 
 async function collectAnswer(events: AsyncIterable<ChatStreamEvent>): Promise<CollectedAnswer> {
@@ -139,17 +147,18 @@ async function collectAnswer(events: AsyncIterable<ChatStreamEvent>): Promise<Co
   return collected;
 }
 
+/** The HTTP error of each stream error code, for JSON mode: a new stream code does not compile until it has one. */
+const HTTP_CODE_OF_STREAM_ERROR: Record<StreamErrorCode, HttpErrorCode> = {
+  busy: 'service_busy',
+  search_unavailable: 'search_unavailable',
+  shutting_down: 'shutting_down',
+  internal_error: 'internal_error',
+  llm_unavailable: 'llm_failed',
+  answer_interrupted: 'llm_failed',
+  answer_blocked: 'llm_failed',
+  llm_failed: 'llm_failed',
+};
+
 function httpCodeFor(event: ErrorEvent): HttpErrorCode {
-  switch (event.code) {
-    case 'busy':
-      return 'service_busy';
-    case 'search_unavailable':
-      return 'search_unavailable';
-    case 'shutting_down':
-      return 'shutting_down';
-    case 'internal_error':
-      return 'internal_error';
-    default:
-      return 'llm_failed';
-  }
+  return HTTP_CODE_OF_STREAM_ERROR[event.code];
 }

@@ -1,11 +1,26 @@
 /** `GET /conversations/:id` to resume a conversation and `POST /feedback` to rate an answer. */
 import type { FastifyPluginAsync } from 'fastify';
-import { isUuid, type FinishReason, type SourceRef } from '@docs-chat/core/protocol';
+import { Wire, type FinishReason, type SourceRef, type Static } from '@docs-chat/core/protocol';
 import { ConversationStoreUnavailableError, type NewFeedback } from '../conversations/conversation-store.js';
 import type { ConversationGateway } from '../chat/conversation-gateway.js';
 import { HttpError } from '../http-errors.js';
 
 export const MAX_FEEDBACK_REASON_CHARS = 1000;
+
+/** The `:id` of the conversation routes. */
+export const conversationIdParamsSchema = Wire.object({
+  id: Wire.string({ format: 'uuid', problem: 'must be the UUID from the "meta" event of an answer.' }),
+});
+
+/** Body of `POST /feedback`. */
+export const feedbackBodySchema = Wire.object(
+  {
+    message_id: Wire.string({ format: 'uuid', problem: 'must be the UUID from the "meta" event of the answer being rated.' }),
+    rating: Wire.nullable(Wire.oneOf(['up', 'down']), { problem: 'must be "up", "down" or null (null takes an earlier rating back).' }),
+    reason: Wire.optional(Wire.nullable(Wire.string({ maxLength: MAX_FEEDBACK_REASON_CHARS }))),
+  },
+  { closed: true },
+);
 
 export interface ConversationRoutesOptions {
   conversations: ConversationGateway;
@@ -35,11 +50,11 @@ export interface ConversationBody {
 export const conversationRoutes: FastifyPluginAsync<ConversationRoutesOptions> = async (app, options) => {
   const { conversations, feedbackRateLimit, conversationRateLimit } = options;
   const conversationLimit = { rateLimit: { max: conversationRateLimit.max, timeWindow: conversationRateLimit.windowMs } };
-  app.get<{ Params: { id: string } }>('/conversations/:id', { config: conversationLimit }, async (request): Promise<ConversationBody> => {
+  app.get<{ Params: Static<typeof conversationIdParamsSchema> }>(
+    '/conversations/:id',
+    { config: conversationLimit, schema: { params: conversationIdParamsSchema } },
+    async (request): Promise<ConversationBody> => {
     const { id } = request.params;
-    if (!isUuid(id)) {
-      throw new HttpError('invalid_request', { details: ['The conversation id must be the UUID from the "meta" event of an answer.'] });
-    }
     const conversation = await unavailableAs503(conversations.run((store) => store.getConversation(id)));
     if (!conversation) throw new HttpError('conversation_not_found');
     return {
@@ -59,44 +74,20 @@ export const conversationRoutes: FastifyPluginAsync<ConversationRoutesOptions> =
           created_at: message.createdAt,
         })),
     };
-  });
+    },
+  );
 
   const feedbackLimit = { rateLimit: { max: feedbackRateLimit.max, timeWindow: feedbackRateLimit.windowMs } };
-  app.post('/feedback', { config: feedbackLimit }, async (request, reply) => {
-    const feedback = validateFeedback(request.body);
+  app.post<{ Body: Static<typeof feedbackBodySchema> }>('/feedback', { config: feedbackLimit, schema: { body: feedbackBodySchema } }, async (request, reply) => {
+    const { message_id: messageId, rating, reason } = request.body;
+    const feedback: NewFeedback = { messageId, rating };
+    if (typeof reason === 'string' && reason.trim().length > 0) feedback.reason = reason.trim();
     const outcome = await unavailableAs503(conversations.run((store) => store.addFeedback(feedback)));
     if (outcome === 'unknown_message') throw new HttpError('message_not_found');
     // 201 for a rating stored; 200 for a rating taken back (`"rating": null`), which creates nothing.
     return reply.code(feedback.rating === null ? 200 : 201).send({ message_id: feedback.messageId, rating: feedback.rating, stored: true });
   });
 };
-
-function validateFeedback(body: unknown): NewFeedback {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError('invalid_request', {
-      details: ['The body must be a JSON object like {"message_id": "...", "rating": "up"}.'],
-    });
-  }
-  const record = body as Record<string, unknown>;
-  const problems: string[] = [];
-  for (const key of Object.keys(record)) {
-    if (!['message_id', 'rating', 'reason'].includes(key)) problems.push(`Unknown field "${key}": allowed fields are message_id, rating, reason.`);
-  }
-  const { message_id: messageId, rating, reason } = record;
-  if (!isUuid(messageId)) problems.push('"message_id" must be the UUID from the "meta" event of the answer being rated.');
-  if (rating !== 'up' && rating !== 'down' && rating !== null) problems.push('"rating" must be "up", "down" or null (null takes an earlier rating back).');
-  if (reason !== undefined && reason !== null) {
-    if (typeof reason !== 'string') problems.push('"reason" must be a string.');
-    else if (reason.length > MAX_FEEDBACK_REASON_CHARS) problems.push(`"reason" is ${reason.length} characters; the limit is ${MAX_FEEDBACK_REASON_CHARS}.`);
-  }
-  if (problems.length > 0) throw new HttpError('invalid_request', { details: problems });
-  const feedback: NewFeedback = {
-    messageId: messageId as string,
-    rating: rating as 'up' | 'down' | null,
-  };
-  if (typeof reason === 'string' && reason.trim().length > 0) feedback.reason = reason.trim();
-  return feedback;
-}
 
 /** A database outage becomes the 503 that tells the reader to try again shortly. */
 export async function unavailableAs503<T>(work: Promise<T>): Promise<T> {

@@ -48,7 +48,7 @@ describe('a reader owning their conversation', () => {
     const { meta } = await ask('What is a lock?');
     const pdf = await fetch(`${server.url}/conversations/${meta.conversation_id}/export?format=pdf`);
     expect(pdf.status).toBe(400);
-    expect(((await pdf.json()) as { error: { details: string[] } }).error.details).toEqual(['Unknown format "pdf": the only export format is "md" (Markdown).']);
+    expect(((await pdf.json()) as { error: { details: string[] } }).error.details).toEqual(['"format" must be "md" (Markdown), the only export format.']);
     const badSite = await fetch(`${server.url}/conversations/${meta.conversation_id}/export?format=md&site_url=javascript:alert(1)`);
     expect(badSite.status).toBe(400);
     const unknown = await fetch(`${server.url}/conversations/6f1d2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b/export?format=md`);

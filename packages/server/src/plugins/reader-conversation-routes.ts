@@ -10,11 +10,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { isUuid, type SourceRef } from '@docs-chat/core/protocol';
+import { Wire, type SourceRef, type Static } from '@docs-chat/core/protocol';
 import type { ConversationGateway } from '../chat/conversation-gateway.js';
 import { conversationToMarkdown } from '../chat/conversation-markdown.js';
 import { HttpError } from '../http-errors.js';
-import { unavailableAs503 } from './conversation-routes.js';
+import { conversationIdParamsSchema, unavailableAs503 } from './conversation-routes.js';
 
 /** 24 random bytes: 192 bits, written as 32 base64url characters. */
 const SHARE_ID_BYTES = 24;
@@ -43,12 +43,15 @@ export interface SharedConversationBody {
   messages: { role: 'user' | 'assistant'; content: string; sources: SourceRef[]; status: string; created_at: string }[];
 }
 
-function conversationIdFrom(id: string): string {
-  if (!isUuid(id)) {
-    throw new HttpError('invalid_request', { details: ['The conversation id must be the UUID from the "meta" event of an answer.'] });
-  }
-  return id;
-}
+type ConversationIdParams = Static<typeof conversationIdParamsSchema>;
+
+const exportQuerySchema = Wire.object(
+  {
+    format: Wire.optional(Wire.oneOf(['md'], { problem: 'must be "md" (Markdown), the only export format.' })),
+    site_url: Wire.optional(Wire.string({ maxLength: 2048 })),
+  },
+  // Open: a link with a cache-busting parameter still downloads.
+);
 
 /** An http(s) address without credentials, or undefined. */
 function siteUrlFrom(value: unknown): string | undefined {
@@ -67,10 +70,11 @@ function siteUrlFrom(value: unknown): string | undefined {
 export const readerConversationRoutes: FastifyPluginAsync<ReaderConversationRoutesOptions> = async (app, { conversations, rateLimit }) => {
   const limited = { config: { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.windowMs } } };
 
-  app.get<{ Params: { id: string }; Querystring: { format?: string; site_url?: string } }>('/conversations/:id/export', async (request, reply) => {
-    const id = conversationIdFrom(request.params.id);
-    const format = request.query.format ?? 'md';
-    if (format !== 'md') throw new HttpError('invalid_request', { details: [`Unknown format "${format}": the only export format is "md" (Markdown).`] });
+  app.get<{ Params: ConversationIdParams; Querystring: Static<typeof exportQuerySchema> }>(
+    '/conversations/:id/export',
+    { schema: { params: conversationIdParamsSchema, querystring: exportQuerySchema } },
+    async (request, reply) => {
+    const { id } = request.params;
     const siteUrl = siteUrlFrom(request.query.site_url);
     const conversation = await unavailableAs503(conversations.run((store) => store.getConversation(id)));
     if (!conversation) throw new HttpError('conversation_not_found');
@@ -80,10 +84,11 @@ export const readerConversationRoutes: FastifyPluginAsync<ReaderConversationRout
       .header('content-disposition', `attachment; filename="docs-chat-conversation-${day}.md"`)
       .header('cache-control', 'no-store')
       .send(conversationToMarkdown(conversation, siteUrl === undefined ? {} : { siteUrl }));
-  });
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/conversations/:id/share', limited, async (request, reply): Promise<ShareBody> => {
-    const id = conversationIdFrom(request.params.id);
+  app.post<{ Params: ConversationIdParams }>('/conversations/:id/share', { ...limited, schema: { params: conversationIdParamsSchema } }, async (request, reply): Promise<ShareBody> => {
+    const { id } = request.params;
     const shareId = newShareId();
     const created = await unavailableAs503(conversations.run((store) => store.createShare(id, shareId)));
     if (!created) throw new HttpError('conversation_not_found');
@@ -110,8 +115,8 @@ export const readerConversationRoutes: FastifyPluginAsync<ReaderConversationRout
     };
   });
 
-  app.delete<{ Params: { id: string } }>('/conversations/:id', limited, async (request, reply) => {
-    const id = conversationIdFrom(request.params.id);
+  app.delete<{ Params: ConversationIdParams }>('/conversations/:id', { ...limited, schema: { params: conversationIdParamsSchema } }, async (request, reply) => {
+    const { id } = request.params;
     const deleted = await unavailableAs503(conversations.run((store) => store.deleteConversation(id)));
     if (!deleted) throw new HttpError('conversation_not_found');
     request.log.info({ conversationDeleted: true }, 'conversation deleted by its reader');

@@ -55,7 +55,9 @@ describe('GET /search', () => {
   });
 
   it.each([
-    ['no query', '/search', /Add the text to search for as "q"/],
+    ['no query', '/search', /"q" is required — add the text to search for as "q"/],
+    ['a query of spaces', '/search?q=%20%20', /"q" must hold the text to search for/],
+    ['a query sent twice', '/search?q=harbor&q=boats', /"q" must hold the text to search for/],
     ['k out of range', '/search?q=harbor&k=50', /"k" must be a whole number from 1 to 20/],
     ['k that is not a number', '/search?q=harbor&k=many', /"k" must be a whole number/],
     ['a query over 4,000 characters', `/search?q=${'a'.repeat(4001)}`, /limit is 4000/],

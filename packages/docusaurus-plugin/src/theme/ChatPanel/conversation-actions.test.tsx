@@ -35,7 +35,7 @@ function storedConversation(): Record<string, unknown> {
         role: 'assistant',
         content: 'Run it again [1].',
         mode: 'general',
-        sources: [{ file: 'guides/ingest.md', title: 'Ingest', heading: null, headingPath: [], url: '/docs/guides/ingest', score: 1 }],
+        sources: [{ file: 'guides/ingest.md', title: 'Ingest', heading: null, heading_path: [], url: '/docs/guides/ingest', score: 1 }],
         status: 'complete',
         finish_reason: 'stop',
         created_at: '',

@@ -319,7 +319,7 @@ describe('ChatWidget', () => {
       created_at: '2026-11-21T10:00:00Z',
       messages: [
         { id: 'a1b2c3d4-0000-4000-8000-000000000001', role: 'user', content: 'How do I re-run the ingest?', mode: 'general', sources: [], status: 'complete', finish_reason: null, created_at: '' },
-        { id: MESSAGE_ID, role: 'assistant', content: 'Run it again [1].', mode: 'general', sources: [{ file: 'guides/ingest.md', title: 'Ingest', heading: null, headingPath: [], url: '/docs/guides/ingest', score: 1 }], status: 'complete', finish_reason: 'stop', created_at: '' },
+        { id: MESSAGE_ID, role: 'assistant', content: 'Run it again [1].', mode: 'general', sources: [{ file: 'guides/ingest.md', title: 'Ingest', heading: null, heading_path: [], url: '/docs/guides/ingest', score: 1 }], status: 'complete', finish_reason: 'stop', created_at: '' },
       ],
     });
     renderWidget(testSettings(server.url));

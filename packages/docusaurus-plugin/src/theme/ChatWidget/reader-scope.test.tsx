@@ -46,8 +46,8 @@ const ANSWER = sse([
     type: 'sources',
     scope: { version: 'current', version_label: 'Next', locale: 'fr' },
     sources: [
-      { file: 'site:default:current:fr/export.md', title: 'Exporting', heading: null, headingPath: ['Exporting'], url: '/fr/docs/next/export', score: 1, version: 'current', locale: 'fr', fallback_locale: 'en' },
-      { file: 'site:default:current:fr/cache.md', title: 'Cache', heading: null, headingPath: ['Cache'], url: '/fr/docs/next/cache', score: 0.9, version: 'current', locale: 'fr' },
+      { file: 'site:default:current:fr/export.md', title: 'Exporting', heading: null, heading_path: ['Exporting'], url: '/fr/docs/next/export', score: 1, version: 'current', locale: 'fr', fallback_locale: 'en' },
+      { file: 'site:default:current:fr/cache.md', title: 'Cache', heading: null, heading_path: ['Cache'], url: '/fr/docs/next/cache', score: 0.9, version: 'current', locale: 'fr' },
     ],
   },
   { type: 'token', content: 'Use the export command [1]; the cache is set in the file [2].' },

@@ -100,7 +100,7 @@ describe('MessageList', () => {
   });
 
   it('links each citation of a finished answer to the source it names, and numbers the source list as the citations do', () => {
-    const source = (name: string): SourceRef => ({ file: `${name}.md`, title: name, heading: null, headingPath: [name], url: `/docs/${name}`, score: 0.5 });
+    const source = (name: string): SourceRef => ({ file: `${name}.md`, title: name, heading: null, heading_path: [name], url: `/docs/${name}`, score: 0.5 });
     // The server keeps the cited sources in order of first citation: [3] then [1]; [2] was not cited.
     renderList([message({ content: 'Install it [3]. Configure it [1].', sources: [source('install'), source('configure')], citedSourcesOnly: true })]);
     expect(screen.getByRole('link', { name: 'Source 3: install' }).getAttribute('href')).toBe('/docs/install');

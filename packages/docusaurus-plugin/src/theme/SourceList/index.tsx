@@ -28,7 +28,7 @@ export default function SourceList({ sources, numbers, label: landmarkLabel, onN
         {sources.map((source, index) => {
           const target = toSiteHref(source.url);
           // The heading path starts with the page title, already shown as the link text.
-          const fullPath = source.headingPath.length > 0 ? source.headingPath : source.heading ? [source.heading] : [];
+          const fullPath = source.heading_path.length > 0 ? source.heading_path : source.heading ? [source.heading] : [];
           const path = fullPath[0] === source.title ? fullPath.slice(1) : fullPath;
           const label = (
             <>
