@@ -32,6 +32,13 @@ import { ServerMetrics } from './metrics/server-metrics.js';
 import { webhookRoutes } from './plugins/webhook-routes.js';
 import type { GitSyncJob } from './sync/git-sync-job.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route logs one line of its own when the request is done, in place of "request completed". */
+    logsOwnCompletion?: boolean;
+  }
+}
+
 /** The retriever and the store it reads; the admin ingest may replace both. */
 export interface OpenRetrieval extends RetrievalHandle {
   /** Also read by the MCP read_page tool (the page's chunks). */
@@ -119,6 +126,8 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   app.addHook('onResponse', async (request, reply) => {
     // The route template (/conversations/:id), never the path with its ids; 'unmatched' for unknown paths.
     metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
+    // A streamed answer already wrote its own line ("chat answer finished"); refusals still get this one.
+    if (reply.statusCode < 400 && request.routeOptions.config.logsOwnCompletion === true) return;
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 

@@ -39,7 +39,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
 
   app.post(
     '/chat',
-    { config: { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.windowMs } } },
+    { config: { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.windowMs }, logsOwnCompletion: true } },
     async (request, reply) => {
       reply.header(CHAT_PROTOCOL_HEADER, CHAT_PROTOCOL_VERSION);
       const validation = validateChatRequest(request.body);
@@ -48,7 +48,9 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
       const signal = answerAbortSignal(reply, streams.shutdownSignal);
       const started = await chat.start(validation.value, signal, request.log);
       if (started.kind === 'unknown_conversation') throw new HttpError('conversation_not_found');
-      request.log.info(
+      // At debug only: at the default level an answer writes one line, when it ends (which stands for the
+      // request's own "request completed" line too, see CHAT_ROUTE_CONFIG); log volume is CPU per answer.
+      request.log.debug(
         { conversationId: started.conversationId, messageId: started.messageId, mode: started.mode, usedRetrieval: started.usedRetrieval },
         'chat answer started',
       );
@@ -57,7 +59,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
       const logFinished = (): void => {
         const durationMs = Math.round(performance.now() - startedAt);
         request.log.info(
-          { conversationId: started.conversationId, messageId: started.messageId, durationMs, ...started.metrics },
+          { req: request, conversationId: started.conversationId, messageId: started.messageId, mode: started.mode, durationMs, ...started.metrics },
           'chat answer finished',
         );
         options.onAnswerFinished?.({ ...started.metrics, mode: started.mode, durationMs });
