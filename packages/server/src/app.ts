@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import fastifyCors from '@fastify/cors';
-import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyRateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CHAT_PROTOCOL_HEADER } from '@docs-chat/core/protocol';
 import { ChatService, type RetrievalHandle } from './chat/chat-service.js';
@@ -63,6 +63,8 @@ export interface AppDependencies {
   logger: Logger;
   /** What `GET /metrics` shows; made here when not given (the runtime gives it, to count model retries and ingests too). */
   metrics?: ServerMetrics;
+  /** Where the rate limits count (shared by the processes of WORKERS > 1); in memory when absent. */
+  rateLimitStore?: FastifyRateLimitStoreCtor;
 }
 
 export async function buildApp(settings: ServerSettings, deps: AppDependencies): Promise<FastifyInstance> {
@@ -159,6 +161,9 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
 
   await app.register(fastifyRateLimit, {
     global: false,
+    // A shared store that cannot be reached lets requests through rather than failing them: answers go on
+    // during a database outage, as they do unsaved (the store logs the failure).
+    ...(deps.rateLimitStore ? { store: deps.rateLimitStore, skipOnError: true } : {}),
     errorResponseBuilder: (_request, context) =>
       new HttpError('rate_limited', {
         message: `Too many requests from your address (limit ${context.max} per ${humanWindow(settings.rateLimit.windowMs)}); please wait ${context.after} before asking again.`,

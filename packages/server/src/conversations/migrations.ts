@@ -77,6 +77,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `create index if not exists feedback_rating_idx on feedback (rating, updated_at)`,
     ],
   },
+  {
+    version: 4,
+    name: 'rate limit counters shared by the server processes (WORKERS > 1)',
+    statements: [
+      // Unlogged: counters of a one-minute window are not worth a WAL write each, and losing them in a crash is harmless.
+      `create unlogged table if not exists rate_limit_hits (
+        key text primary key,
+        hits integer not null,
+        window_ends_at timestamptz not null
+      )`,
+    ],
+  },
 ];
 
 // Same key on every replica so that two servers starting together migrate one after the other.
