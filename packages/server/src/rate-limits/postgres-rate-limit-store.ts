@@ -47,8 +47,8 @@ export function postgresRateLimitStore(client: Pick<SqlClient, 'query'>, onError
     }
 
     // The plugin passes the route as `routeInfo` (as its Redis store reads it), despite the declared type.
-    child(options: { routeInfo?: { method?: string | string[]; url?: string } }): FastifyRateLimitStore {
-      const route = options.routeInfo ?? {};
+    child(options: object): FastifyRateLimitStore {
+      const route = (options as { routeInfo?: { method?: string | string[]; url?: string } }).routeInfo ?? {};
       const method = Array.isArray(route.method) ? route.method.join(',') : (route.method ?? '');
       return new PostgresRateLimitStore(undefined, `${method} ${route.url ?? ''} `);
     }
