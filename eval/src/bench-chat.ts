@@ -448,7 +448,10 @@ async function main(): Promise<void> {
     } else {
       conversations = 'PGlite under DATA_DIR (no Postgres answers on 127.0.0.1:5432)';
     }
-    if (workers !== '1' && databaseUrl === undefined) throw new Error('--workers other than 1 needs PostgreSQL at 127.0.0.1:5432 (WORKERS > 1 requires DATABASE_URL).');
+    if (workers !== '1' && databaseUrl === undefined) {
+      log(`Skipped: WORKERS=${workers} needs PostgreSQL (DATABASE_URL), and nothing answers on 127.0.0.1:5432.`);
+      return;
+    }
     log(`Conversations: ${conversations}. Server processes: WORKERS=${workers}.`);
     log(`Retrieval cache: ${args.has('--no-cache') ? 'off (every answer searches the index)' : 'on (the 38 questions repeat, so most searches are cache hits)'}.`);
 
