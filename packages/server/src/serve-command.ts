@@ -58,7 +58,7 @@ export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv): P
 
   let server: RunningServer;
   try {
-    server = await startServer(loadConfig(effective));
+    server = await startServer(loadConfig(effective), { env: effective });
   } catch (error) {
     process.stderr.write(`docs-chat serve: ${startupFailure(error)}\n`);
     return 1;
@@ -146,6 +146,7 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
   let server: RunningServer;
   try {
     server = await startServer(loadConfig(effective), {
+      env: effective,
       cluster: { workerIndex, onIndexChanged: () => toPrimary({ type: 'docs-chat:index-changed' }) },
     });
   } catch (error) {

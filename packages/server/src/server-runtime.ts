@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { assembleContext, countTokens, openRetrieval, readSiteLayout, runGitIngest, runIngest } from './core-api.js';
+import { runIngestProcess } from './commands/ingest-process.js';
 import { configuredSiteFlags, siteOptionsFrom } from './commands/site-options.js';
 import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
@@ -35,6 +36,11 @@ export interface StartOptions {
   conversationStore?: ConversationStore;
   /** Set when this process is one of several (WORKERS > 1), see cluster-primary.ts. */
   cluster?: ClusterWorkerOptions;
+  /**
+   * The environment the configuration was read from. With it, `POST /admin/ingest` runs `docs-chat ingest`
+   * in a child process, off the thread that streams answers; without it (tests), in this process.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** What a server process of a cluster needs to know and tell. */
@@ -114,6 +120,21 @@ export async function startServer(config: ServerConfig, startOptions: StartOptio
       await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
     };
     const ingestAndReload: RunIngest = async (ingestOptions) => {
+      const childEnv = startOptions.env;
+      if (childEnv) {
+        const childOptions = { rebuild: ingestOptions.rebuild ?? false, dryRun: ingestOptions.dryRun ?? false };
+        if (childOptions.dryRun) return runIngestProcess(childEnv, childOptions);
+        return metrics.timeIngest(
+          'admin',
+          async () => {
+            const report = await runIngestProcess(childEnv, childOptions);
+            await reload();
+            startOptions.cluster?.onIndexChanged();
+            return report;
+          },
+          (report) => report.chunks.total,
+        );
+      }
       // With DOCS_SITE_DIR the whole site is read again on each run, so new versions and locales are picked up.
       const site = config.core.site
         ? await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.core.site)))
