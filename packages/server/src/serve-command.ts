@@ -2,7 +2,8 @@
  * `docs-chat serve`: reads the configuration (.env included), starts the
  * server and stops it gracefully on SIGINT/SIGTERM. A wrong configuration,
  * a missing index or a rejected model key ends the command with a message
- * that says what to fix, and exit code 1.
+ * that says what to fix, and exit code 1 (2 for a wrong WORKERS, checked
+ * before anything starts). WORKERS > 1 starts a cluster (cluster-primary.ts).
  */
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
