@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { type PrimaryMessage, type RunningCluster, startCluster, WORKER_INDEX_VARIABLE, type WorkerMessage } from './cluster/cluster-primary.js';
 import { isDocsChatError } from './core-api.js';
 import { loadConfig, loadDotEnvFile, readWorkerCount } from './config.js';
+import { pluginTimeoutFor } from './app.js';
 import { createLogger } from './logging.js';
 import { isLlmError } from './llm/chat-model.js';
 import { ConversationStoreUnavailableError } from './conversations/conversation-store.js';
@@ -116,7 +117,7 @@ async function runClusterPrimary(workers: number, effective: NodeJS.ProcessEnv):
   logger.info({ workers }, `starting ${workers} server processes (WORKERS=${effective.WORKERS?.trim()}); conversations and rate limits are shared through DATABASE_URL`);
   let running: RunningCluster;
   try {
-    running = await startCluster({ workers, env: effective, logger });
+    running = await startCluster({ workers, env: effective, logger, stopTimeoutMs: pluginTimeoutFor(config.server.shutdownGraceMs) + 5000 });
   } catch (error) {
     process.stderr.write(`docs-chat serve: ${(error as Error).message}\n`);
     return 1;

@@ -39,6 +39,8 @@ export interface ClusterOptions {
   maxRestartDelayMs?: number;
   /** A process that ran this long resets the back-off. */
   stableAfterMs?: number;
+  /** A process still running this long after being asked to stop is killed (SHUTDOWN_GRACE_MS plus closing). */
+  stopTimeoutMs?: number;
 }
 
 export interface RunningCluster {
@@ -158,11 +160,21 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
 
   const stop = async (): Promise<void> => {
     stopping = true;
-    const exits = [...live.values()].map((entry) => new Promise<void>((resolve) => {
-      if (entry.worker.isDead()) resolve();
-      else entry.worker.once('exit', () => resolve());
-      send(entry.worker, { type: 'docs-chat:stop' });
-    }));
+    const exits = [...live.values()].map(
+      (entry) =>
+        new Promise<void>((resolve) => {
+          if (entry.worker.isDead()) {
+            resolve();
+            return;
+          }
+          const timer = setTimeout(() => entry.worker.process.kill('SIGKILL'), options.stopTimeoutMs ?? 30_000);
+          entry.worker.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          send(entry.worker, { type: 'docs-chat:stop' });
+        }),
+    );
     await Promise.all(exits);
   };
 
