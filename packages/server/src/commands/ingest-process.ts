@@ -3,12 +3,14 @@
  * Reading, chunking and embedding a docs set is seconds of CPU: in the server's
  * own thread it would stall every answer streaming meanwhile (budget: event-loop
  * p99 <= 20 ms while readers chat, issue 16). The child reads the same
- * environment, takes the same ingest lock, and prints the same report.
+ * environment, takes the same ingest lock, prints the same report, and ends
+ * at once if the server dies (see SERVER_INGEST_VARIABLE).
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DocsChatError, type DocsChatErrorCode, type IngestReport } from '@docs-chat/core';
+import { SERVER_INGEST_VARIABLE } from './ingest-command.js';
 
 /** The CLI next to this module: `cli.ts` from the sources (run through tsx), `cli.js` once built. */
 const CLI = fileURLToPath(new URL(`../cli${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url));
@@ -20,7 +22,7 @@ export function runIngestProcess(env: NodeJS.ProcessEnv, options: { rebuild?: bo
   return new Promise<IngestReport>((resolve, reject) => {
     // Without the cluster's own variable: the ingest is a plain process, not another server of the cluster.
     const { NODE_UNIQUE_ID: _cluster, ...plainEnv } = env;
-    const child = fork(CLI, args, { env: plainEnv, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = fork(CLI, args, { env: { ...plainEnv, [SERVER_INGEST_VARIABLE]: '1' }, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
