@@ -78,7 +78,11 @@ Site options (what the site's docusaurus.config sets, when it differs from the d
 export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   // Run by a server for POST /admin/ingest (ingest-process.ts): the ingest is part of that server and ends
   // with it, as it did on the server's own thread, rather than outliving a server that was killed.
-  if (env[SERVER_INGEST_VARIABLE] === '1' && process.connected) process.once('disconnect', () => process.exit(1));
+  if (env[SERVER_INGEST_VARIABLE] === '1' && process.connected) {
+    process.once('disconnect', () => process.exit(1));
+    // The listener must not keep this process alive once the ingest is done.
+    process.channel?.unref();
+  }
   let values;
   try {
     ({ values } = parseArgs({
