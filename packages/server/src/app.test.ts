@@ -127,6 +127,20 @@ describe('the logs', () => {
     }
   });
 
+  it('hold one line per streamed answer at the default level, with the path, the outcome and the durations', async () => {
+    const other = await startTestServer({ index, env: { RATE_LIMIT_MAX: '100' } });
+    try {
+      const reply = await postChat(other.url, { message: 'How do I install Tidewater?', mode: 'general' });
+      const meta = reply.events[0] as MetaEvent;
+      const requestId = other.logs.entries().find((entry) => entry.conversationId === meta.conversation_id)?.requestId;
+      const lines = other.logs.entries().filter((entry) => entry.requestId === requestId);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ msg: 'chat answer finished', req: { method: 'POST', path: '/chat' }, finishReason: 'stop', durationMs: expect.any(Number) });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('hold one line per request, written when it completes, with method, path without query, status and duration', async () => {
     const other = await startTestServer({ index, env: { RATE_LIMIT_MAX: '100' } });
     try {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import fastifyCors from '@fastify/cors';
-import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyRateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CHAT_PROTOCOL_HEADER } from '@docs-chat/core/protocol';
 import { ChatService, type RetrievalHandle } from './chat/chat-service.js';
@@ -33,6 +33,13 @@ import { ServerMetrics } from './metrics/server-metrics.js';
 import { webhookRoutes } from './plugins/webhook-routes.js';
 import type { GitSyncJob } from './sync/git-sync-job.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route logs one line of its own when the request is done, in place of "request completed". */
+    logsOwnCompletion?: boolean;
+  }
+}
+
 /** The retriever and the store it reads; the admin ingest may replace both. */
 export interface OpenRetrieval extends RetrievalHandle {
   /** Also read by the MCP read_page tool (the page's chunks). */
@@ -57,6 +64,8 @@ export interface AppDependencies {
   logger: Logger;
   /** What `GET /metrics` shows; made here when not given (the runtime gives it, to count model retries and ingests too). */
   metrics?: ServerMetrics;
+  /** Where the rate limits count (shared by the processes of WORKERS > 1); in memory when absent. */
+  rateLimitStore?: FastifyRateLimitStoreCtor;
 }
 
 export async function buildApp(settings: ServerSettings, deps: AppDependencies): Promise<FastifyInstance> {
@@ -123,6 +132,8 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   app.addHook('onResponse', async (request, reply) => {
     // The route template (/conversations/:id), never the path with its ids; 'unmatched' for unknown paths.
     metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
+    // A streamed answer already wrote its own line ("chat answer finished"); refusals still get this one.
+    if (reply.statusCode < 400 && request.routeOptions.config.logsOwnCompletion === true) return;
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 
@@ -154,6 +165,9 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
 
   await app.register(fastifyRateLimit, {
     global: false,
+    // A shared store that cannot be reached lets requests through rather than failing them: answers go on
+    // during a database outage, as they do unsaved (the store logs the failure).
+    ...(deps.rateLimitStore ? { store: deps.rateLimitStore, skipOnError: true } : {}),
     errorResponseBuilder: (_request, context) =>
       new HttpError('rate_limited', {
         message: `Too many requests from your address (limit ${context.max} per ${humanWindow(settings.rateLimit.windowMs)}); please wait ${context.after} before asking again.`,

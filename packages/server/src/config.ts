@@ -300,6 +300,39 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** How many server processes to run from WORKERS: `auto` is one per CPU core. */
+export const MAX_WORKERS_PER_CORE = 4;
+
+/**
+ * Reads WORKERS (default 1: one process, no cluster). More than one needs DATABASE_URL: embedded PGlite
+ * lives in one process, and the rate limits are shared through the database. Throws `config_invalid`.
+ */
+export function readWorkerCount(env: NodeJS.ProcessEnv, cores: number): number {
+  const raw = env.WORKERS?.trim().toLowerCase();
+  const max = cores * MAX_WORKERS_PER_CORE;
+  let workers = 1;
+  if (raw !== undefined && raw !== '') {
+    if (raw === 'auto') workers = cores;
+    else if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= max) workers = Number(raw);
+    else {
+      throw new DocsChatError('config_invalid', `WORKERS="${env.WORKERS?.trim()}" is not valid: set it to auto (one server process per CPU core, ${cores} here) or a whole number from 1 to ${max} (${MAX_WORKERS_PER_CORE} per core).`, {
+        hint: 'Fix WORKERS in the environment or in .env, or unset it to run one process.',
+      });
+    }
+  }
+  if (workers > 1 && !env.DATABASE_URL?.trim()) {
+    throw new DocsChatError('config_invalid', `WORKERS=${raw} runs ${workers} server processes, which needs DATABASE_URL: the embedded PGlite database can only be opened by one process, and the processes share conversations and rate limits through PostgreSQL.`, {
+      hint: 'Set DATABASE_URL to a PostgreSQL server (e.g. postgres://user:password@localhost:5432/docs_chat), or set WORKERS=1.',
+    });
+  }
+  if (workers > 1 && env.GIT_URL?.trim()) {
+    throw new DocsChatError('config_invalid', `WORKERS=${raw} cannot be combined with GIT_URL: the background git sync and its webhook run in a single server process.`, {
+      hint: 'Set WORKERS=1, or unset GIT_URL and run `docs-chat ingest` on a schedule instead.',
+    });
+  }
+  return workers;
+}
+
 /** Everything the server needs: its own settings and the core's retrieval settings. */
 export interface ServerConfig {
   server: ServerSettings;

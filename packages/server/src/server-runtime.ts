@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { assembleContext, countTokens, openRetrieval, readSiteLayout, runGitIngest, runIngest } from './core-api.js';
+import { runIngestProcess } from './commands/ingest-process.js';
 import { configuredSiteFlags, siteOptionsFrom } from './commands/site-options.js';
 import { GitSyncJob } from './sync/git-sync-job.js';
 import { buildApp, type OpenRetrieval } from './app.js';
@@ -23,6 +24,7 @@ import { type ChatModel, isLlmError } from './llm/chat-model.js';
 import { createChatModel } from './llm/create-chat-model.js';
 import { createLogger, type LogDestination } from './logging.js';
 import { withRetrievalCache } from './retrieval-cache.js';
+import { createRateLimitClient, postgresRateLimitStore } from './rate-limits/postgres-rate-limit-store.js';
 
 /** How long the start-up model check may take before the server starts anyway with the model marked down. */
 const MODEL_CHECK_TIMEOUT_MS = 10_000;
@@ -32,6 +34,21 @@ export interface StartOptions {
   logDestination?: LogDestination;
   /** An already created conversation store to use instead of the configured one (tests, benchmarks); its creator closes it. */
   conversationStore?: ConversationStore;
+  /** Set when this process is one of several (WORKERS > 1), see cluster-primary.ts. */
+  cluster?: ClusterWorkerOptions;
+  /**
+   * The environment the configuration was read from. With it, `POST /admin/ingest` runs `docs-chat ingest`
+   * in a child process, off the thread that streams answers; without it (tests), in this process.
+   */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What a server process of a cluster needs to know and tell. */
+export interface ClusterWorkerOptions {
+  /** 0 for the first process: only it runs the background jobs (conversation retention). */
+  workerIndex: number;
+  /** Called after this process changed the index (admin ingest), so the other processes reopen it. */
+  onIndexChanged(): void;
 }
 
 export interface RunningServer {
@@ -41,9 +58,14 @@ export interface RunningServer {
   url: string;
   /** Stops taking requests, lets running answers finish within SHUTDOWN_GRACE_MS, then closes stores. */
   close(): Promise<void>;
+  /** Reopens the index (another process of the cluster changed it). */
+  reloadIndex(): Promise<void>;
+  /** The conversation store as the server uses it (orphaned answers after a crash of another process). */
+  conversations: ConversationGateway;
 }
 
-export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(config: ServerConfig, startOptions: StartOptions = {}): Promise<RunningServer> {
+  const options = startOptions;
   const logger = createLogger(config.server.logLevel, options.logDestination);
   const cleanups: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
@@ -98,6 +120,21 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
     };
     const ingestAndReload: RunIngest = async (ingestOptions) => {
+      const childEnv = startOptions.env;
+      if (childEnv) {
+        const childOptions = { rebuild: ingestOptions.rebuild ?? false, dryRun: ingestOptions.dryRun ?? false };
+        if (childOptions.dryRun) return runIngestProcess(childEnv, childOptions);
+        return metrics.timeIngest(
+          'admin',
+          async () => {
+            const report = await runIngestProcess(childEnv, childOptions);
+            await reload();
+            startOptions.cluster?.onIndexChanged();
+            return report;
+          },
+          (report) => report.chunks.total,
+        );
+      }
       // With DOCS_SITE_DIR the whole site is read again on each run, so new versions and locales are picked up.
       const site = config.core.site
         ? await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.core.site)))
@@ -110,6 +147,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         async () => {
           const report = await runIngest(config.core, options);
           await reload();
+          startOptions.cluster?.onIndexChanged();
           return report;
         },
         (report) => report.chunks.total,
@@ -138,7 +176,22 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       : undefined;
     if (gitSync) cleanups.push(() => gitSync.job.idle());
 
+    // Several processes count each reader's requests in one place: PostgreSQL (WORKERS > 1 requires DATABASE_URL).
+    let rateLimitStore: ReturnType<typeof postgresRateLimitStore> | undefined;
+    if (options.cluster && config.server.databaseUrl) {
+      const rateLimitClient = createRateLimitClient(config.server.databaseUrl);
+      cleanups.push(() => rateLimitClient.close());
+      let lastWarning = 0;
+      rateLimitStore = postgresRateLimitStore(rateLimitClient, (error) => {
+        // At most one line a minute while the database is away.
+        if (Date.now() - lastWarning < 60_000) return;
+        lastWarning = Date.now();
+        logger.warn({ err: describeError(error) }, 'rate limits cannot be counted in the database: requests are let through until it answers');
+      });
+    }
+
     const app = await buildApp(config.server, {
+      ...(rateLimitStore ? { rateLimitStore } : {}),
       retrieval,
       assembleContext,
       countTokens,
@@ -151,7 +204,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       metrics,
     });
     cleanups.push(() => app.close());
-    if (config.server.conversationRetentionDays !== undefined) {
+    if (config.server.conversationRetentionDays !== undefined && (options.cluster?.workerIndex ?? 0) === 0) {
       const retention = startConversationRetention({ retentionDays: config.server.conversationRetentionDays, conversations, logger });
       cleanups.push(async () => retention.stop());
     }
@@ -181,6 +234,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       logger,
       url,
       close: () => (closing ??= closeAll()),
+      reloadIndex: reload,
+      conversations,
     };
   } catch (error) {
     await closeAll();

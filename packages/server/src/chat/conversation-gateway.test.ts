@@ -115,7 +115,8 @@ if (postgresUrl) {
       viaRelay.port = String(relay.port);
       const store = await createConversationStore({ databaseUrl: viaRelay.toString(), dataDir: index.dataDir });
       const direct = await createConversationStore({ databaseUrl: schema.url, dataDir: index.dataDir });
-      const server = await startTestServer({ index, store, env: { RATE_LIMIT_MAX: '1000' } });
+      // "chat answer started" (which names the message) is logged at debug.
+      const server = await startTestServer({ index, store, env: { RATE_LIMIT_MAX: '1000', LOG_LEVEL: 'debug' } });
       try {
         server.gemini.setDelay(150);
         const answering = postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });

@@ -128,6 +128,21 @@ export class ConversationGateway {
     await this.recovering;
   }
 
+  /** The answers this server is writing now (their rows are `pending` and alive). */
+  runningAnswerIds(): string[] {
+    return [...this.running];
+  }
+
+  /**
+   * After another server process died (WORKERS > 1): marks `interrupted` the pending answers older than
+   * `olderThanMs` that neither this process nor the live ones (`aliveElsewhere`) are writing. Returns how many.
+   */
+  async interruptOrphanedAnswers(aliveElsewhere: readonly string[], olderThanMs: number): Promise<number> {
+    const interrupted = await this.run((store) => store.interruptStalePending(olderThanMs, [...this.running, ...aliveElsewhere]));
+    if (interrupted > 0) this.logger.info({ interrupted }, 'answers left unfinished by a crashed server process are marked interrupted');
+    return interrupted;
+  }
+
   async ping(timeoutMs: number): Promise<void> {
     await this.store.ping(timeoutMs);
   }

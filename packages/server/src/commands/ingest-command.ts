@@ -60,6 +60,9 @@ function progressLines(stream: NodeJS.WritableStream): (progress: IngestProgress
   };
 }
 
+/** Set by ingest-process.ts in the environment of the ingest it runs for a server. */
+export const SERVER_INGEST_VARIABLE = 'DOCS_CHAT_SERVER_INGEST';
+
 const USAGE = `Usage: docs-chat ingest [--docs DIR | --site DIR [site options] | --git URL_OR_PATH [--ref REF] [--path SUBDIR] | --records FILE_OR_DIR --map 'id=…,title=…,text=…,url=…,examples=…' [--name NAME]] [--rebuild] [--dry-run] [--json]
 Site options (what the site's docusaurus.config sets, when it differs from the defaults):
   --default-locale LOCALE        i18n.defaultLocale (default en)
@@ -73,6 +76,13 @@ Site options (what the site's docusaurus.config sets, when it differs from the d
 `;
 
 export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  // Run by a server for POST /admin/ingest (ingest-process.ts): the ingest is part of that server and ends
+  // with it, as it did on the server's own thread, rather than outliving a server that was killed.
+  if (env[SERVER_INGEST_VARIABLE] === '1' && process.connected) {
+    process.once('disconnect', () => process.exit(1));
+    // The listener must not keep this process alive once the ingest is done.
+    process.channel?.unref();
+  }
   let values;
   try {
     ({ values } = parseArgs({

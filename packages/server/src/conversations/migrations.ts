@@ -78,6 +78,18 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 4,
+    name: 'rate limit counters shared by the server processes (WORKERS > 1)',
+    statements: [
+      // Unlogged: counters of a one-minute window are not worth a WAL write each, and losing them in a crash is harmless.
+      `create unlogged table if not exists rate_limit_hits (
+        key text primary key,
+        hits integer not null,
+        window_ends_at timestamptz not null
+      )`,
+    ],
+  },
+  {
     version: 5,
     name: 'indexes for the refused questions and the selection pages of the insights report',
     statements: [

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runIngestCommand } from '../commands/ingest-command.js';
+import { runIngestProcess } from '../commands/ingest-process.js';
 import { loadConfig } from '../config.js';
 import { startServer, type RunningServer } from '../server-runtime.js';
 import { LogCapture } from '../testing/test-server.js';
@@ -68,3 +69,29 @@ it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/i
   expect(afterBody.results[0]?.url).toBe('/fr/docs/next/exporting#choosing-the-paper-size');
   expect(afterBody.results[0]?.fallback_locale).toBeUndefined();
 }, 120_000);
+
+it('runs POST /admin/ingest in a child process when the server has its environment (as docs-chat serve does), and serves the new text after it', async () => {
+  // One server per DATA_DIR (its PGlite conversations): the first test's server stops first.
+  await server?.close();
+  server = undefined;
+  const inChild = await startServer(loadConfig(env), { logDestination: new LogCapture(), env: { ...process.env, ...env } });
+  try {
+    const translated = path.join(siteDir, 'i18n/fr/docusaurus-plugin-content-docs/current/exporting.md');
+    await fs.writeFile(translated, '# Exporter\n\n## Choisir le format du papier {#choosing-the-paper-size}\n\nLe format du papier se choisit aussi dans l\'assistant d\'export, page trois : A4, A5 ou Letter.\n');
+    const response = await fetch(`${inChild.url}/admin/ingest`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(response.status).toBe(200);
+    const { report } = (await response.json()) as { report: { files: { modified: number; added: number; deleted: number } } };
+    expect(report.files).toMatchObject({ modified: 1, added: 0, deleted: 0 });
+    const after = await search(inChild.url, 'assistant d’export page trois A5', { version: 'current', locale: 'fr' });
+    expect(after.body.results?.[0]?.url).toBe('/fr/docs/next/exporting#choosing-the-paper-size');
+  } finally {
+    await inChild.close();
+  }
+}, 120_000);
+
+it('reports the ingest error of the child process with its code and fix', async () => {
+  const { DOCS_SITE_DIR: _site, ...withoutSite } = env;
+  const failure = await runIngestProcess({ ...process.env, ...withoutSite, DOCS_DIR: path.join(workDir, 'no-such-docs') }, {}).catch((error: unknown) => error);
+  expect(failure).toMatchObject({ code: 'docs_dir_missing' });
+  expect((failure as Error).message).toContain('no-such-docs');
+}, 60_000);

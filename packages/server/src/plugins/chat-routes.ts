@@ -44,7 +44,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
   app.post<{ Body: ChatRequestBody }>(
     '/chat',
     {
-      config: { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.windowMs } },
+      config: { rateLimit: { max: rateLimit.max, timeWindow: rateLimit.windowMs }, logsOwnCompletion: true },
       // The protocol package's schema, shared with the widget; a refusal is the documented 400 (see request-validation.ts).
       schema: { body: chatRequestSchema },
       // Before validation, so a refused request tells the client the version too.
@@ -56,7 +56,9 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
       const signal = answerAbortSignal(reply, streams.shutdownSignal);
       const started = await chat.start(chatRequestFrom(request.body), signal, request.log);
       if (started.kind === 'unknown_conversation') throw new HttpError('conversation_not_found');
-      request.log.info(
+      // At debug only: at the default level an answer writes one line, when it ends (which stands for the
+      // request's own "request completed" line too, see CHAT_ROUTE_CONFIG); log volume is CPU per answer.
+      request.log.debug(
         { conversationId: started.conversationId, messageId: started.messageId, mode: started.mode, usedRetrieval: started.usedRetrieval },
         'chat answer started',
       );
@@ -65,7 +67,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
       const logFinished = (): void => {
         const durationMs = Math.round(performance.now() - startedAt);
         request.log.info(
-          { conversationId: started.conversationId, messageId: started.messageId, durationMs, ...started.metrics },
+          { req: request, conversationId: started.conversationId, messageId: started.messageId, mode: started.mode, durationMs, ...started.metrics },
           'chat answer finished',
         );
         options.onAnswerFinished?.({ ...started.metrics, mode: started.mode, durationMs });
