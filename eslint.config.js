@@ -32,6 +32,7 @@ export default tseslint.config(
         projectService: {
           // The docs site's unit tests: its tsconfig.json leaves them to Jest (they use the root's Jest types).
           allowDefaultProject: ['docs-site/src/*.test.ts'],
+          defaultProject: 'tsconfig.json',
         },
         tsconfigRootDir: import.meta.dirname,
       },

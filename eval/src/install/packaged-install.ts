@@ -184,7 +184,7 @@ export function packagesOnlyReachableFrom(dir: string, name: string): string[] {
       const key = stack.pop()!;
       if (seen.has(key) || !packages[key]) continue;
       seen.add(key);
-      const entry = packages[key]!;
+      const entry = packages[key];
       for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
         const found = resolve(key, dependency);
         if (found) stack.push(found);

@@ -81,7 +81,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
 
   let closing = false;
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: deps.logger as FastifyBaseLogger, // eslint-disable-line @typescript-eslint/no-unnecessary-type-assertion -- the assertion picks Fastify's logger type parameter, without it buildApp's return type no longer matches
     bodyLimit: settings.bodyLimitBytes,
     // A hop count is trusted as "the nearest N proxies".
     trustProxy:

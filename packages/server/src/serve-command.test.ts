@@ -10,7 +10,7 @@ async function captureStderr(run: () => Promise<number>): Promise<{ code: number
   process.stderr.write = ((chunk: string | Uint8Array) => {
     stderr += chunk.toString();
     return true;
-  }) as typeof process.stderr.write;
+  });
   try {
     return { code: await run(), stderr };
   } finally {

@@ -200,7 +200,7 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
         return;
       case 'generateContent':
       case 'streamGenerateContent':
-        await generate(context, modelId, method, body as GeminiGenerateBody);
+        await generate(context, modelId, method, body);
         return;
       default:
         throw geminiError(404, `Method ${method} is not supported.`);

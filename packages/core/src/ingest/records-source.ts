@@ -45,7 +45,7 @@ export function parseRecordMapping(map: string): RecordMapping {
         hint: "Write the mapping as --map 'id=PATH,title=PATH,text=PATH,url=PATH,examples=PATH' with dotted paths into each record (id and text are required).",
       });
     }
-    mapping[key] = match[2] as string;
+    mapping[key] = match[2];
   }
   for (const required of ['id', 'text'] as const) {
     if (!mapping[required]) {

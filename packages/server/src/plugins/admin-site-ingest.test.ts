@@ -39,7 +39,7 @@ async function search(url: string, query: string, scope: Record<string, string>)
 it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/ingest picks up a new translation', async () => {
   const written: string[] = [];
   const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true));
   let code: number;
   try {
     code = await runIngestCommand([], env);
