@@ -95,7 +95,9 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     // Fastify's own 503 while closing has another shape; the onRequest hook below refuses with `shutting_down`.
     return503OnClosing: false,
     // A too long path segment (414) or an undecodable URL (400), answered before routing.
-    frameworkErrors: (error, request, reply) => sendError(error, request, reply),
+    frameworkErrors: (error, request, reply) => {
+      sendError(error, request, reply);
+    },
     // Node counts both from the first byte to the end of the request body; an answer streamed back afterwards
     // is not limited. Without them a client sending a partial body holds a socket for ever.
     requestTimeout: settings.requestTimeoutMs,
