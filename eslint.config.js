@@ -42,6 +42,10 @@ export default tseslint.config(
       // `async` marks a Promise-returning contract (Fastify plugins, store and embedder interfaces, test doubles) and
       // turns a throw into a rejection, which dropping `async` from a body with no `await` would lose.
       '@typescript-eslint/require-await': 'off',
+      // Passing on a caught value or an abort signal's reason (typed any/unknown) keeps what the caller gave; a literal
+      // or a known non-Error is still reported.
+      '@typescript-eslint/only-throw-error': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       // `_`-prefixed names mark parameters an interface requires but this implementation does not use.
       '@typescript-eslint/no-unused-vars': [
         'error',
