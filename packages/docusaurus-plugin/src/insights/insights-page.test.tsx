@@ -24,6 +24,7 @@ const empty: InsightsReport = {
 };
 
 // uPlot sizes its canvas for the screen's pixel ratio through matchMedia, which jsdom lacks.
+// eslint-disable-next-line @typescript-eslint/unbound-method -- `??=` only tests whether jsdom has it
 window.matchMedia ??= ((query: string) => ({
   matches: false,
   media: query,

@@ -38,6 +38,7 @@ async function search(url: string, query: string, scope: Record<string, string>)
 
 it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/ingest picks up a new translation', async () => {
   const written: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back on process.stdout, where it is called as a method
   const write = process.stdout.write;
   process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true));
   let code: number;
