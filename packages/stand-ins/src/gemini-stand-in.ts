@@ -203,7 +203,8 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
         await generate(context, modelId, method, body);
         return;
       default:
-        throw geminiError(404, `Method ${method} is not supported.`);
+        // Unreachable while every model lists known methods only; the path itself can name any method.
+        throw geminiError(404, `Method ${method as string} is not supported.`);
     }
   };
 

@@ -594,7 +594,7 @@ function allowOnly(value: Record<string, unknown>, fields: string[], where: stri
 
 function readLimit(value: unknown, where: string): number {
   if (value === undefined || value === null) return 10;
-  if (!Number.isInteger(value) || (value as number) < 1) throw validationError(`${where}: value ${String(value)} invalid, must be 1 or larger`);
+  if (!Number.isInteger(value) || (value as number) < 1) throw validationError(`${where}: value ${JSON.stringify(value)} invalid, must be 1 or larger`);
   return value as number;
 }
 
@@ -652,13 +652,13 @@ function checkSparse(value: unknown, where: string): SparseValue {
   if (!Array.isArray(indices) || !Array.isArray(values)) throw formatError(`${where}: missing field \`indices\` or \`values\``);
   if (indices.length !== values.length) throw validationError(`${where}: indices and values must be of the same length`);
   const seen = new Set<number>();
-  for (const index of indices) {
-    if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) throw formatError(`${where}.indices: invalid value, expected u32`);
+  for (const index of indices as unknown[]) {
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 0xffffffff) throw formatError(`${where}.indices: invalid value, expected u32`);
     if (seen.has(index)) throw validationError(`${where}: indices must be unique`);
     seen.add(index);
   }
   for (const component of values) if (typeof component !== 'number' || !Number.isFinite(component)) throw formatError(`${where}.values: invalid type, expected f32`);
-  return { indices: [...indices] as number[], values: [...values] as number[] };
+  return { indices: [...(indices as number[])], values: [...(values as number[])] };
 }
 
 /** Qdrant normalises vectors of a Cosine space when storing them, so cosine becomes a dot product. */
