@@ -3,7 +3,7 @@
  * readers stream, the model answering 429 / 503 or cutting its stream, and a
  * reader leaving mid-answer.
  */
-import type { ChatStreamEvent, ErrorEvent, MetaEvent, WarningEvent } from '@docs-chat/core/protocol';
+import type { ChatStreamEvent, ErrorEvent, MetaEvent } from '@docs-chat/core/protocol';
 import { expectThat } from './report.js';
 import { askToEnd, openChat } from './chat-client.js';
 import { chatBody, getConversation, health, MODEL_QUESTIONS, until, type SuiteContext } from './suite-context.js';
