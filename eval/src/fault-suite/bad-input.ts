@@ -5,7 +5,6 @@
  * answered.
  */
 import { randomUUID } from 'node:crypto';
-import type { WarningEvent } from '@docs-chat/core/protocol';
 import { expectThat } from './report.js';
 import { askToEnd, openChat } from './chat-client.js';
 import { chatBody, QUESTIONS, type SuiteContext } from './suite-context.js';
