@@ -979,7 +979,12 @@ describe('with a model that streams over time (the real server on Gemini, answer
       await ask(QUESTION);
       const answer = await widget.finishedAnswer(1);
       const links = await answer.locator('.docs-chat-markdown a').evaluateAll((anchors) =>
-        anchors.map((anchor) => ({ text: anchor.textContent, host: (anchor as HTMLAnchorElement).host, target: anchor.getAttribute('target'), rel: anchor.getAttribute('rel') })),
+        anchors.map((anchor) => ({
+          text: anchor.textContent,
+          host: (anchor as HTMLAnchorElement).host,
+          target: anchor.getAttribute('target'),
+          rel: anchor.getAttribute('rel'),
+        })),
       );
       const origin = new URL(site.origin).host;
       // Every link is what it looks like to the browser: same-site links (router, same tab) resolve to

@@ -374,7 +374,7 @@ async function startStandInProcess(): Promise<{ url: string; apiKey: string; pid
   });
   const line = await new Promise<string>((resolve, reject) => {
     let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const newline = buffered.indexOf('\n');
       if (newline !== -1) resolve(buffered.slice(0, newline));

@@ -162,7 +162,7 @@ try {
   process.stderr.write(`ingesting docs-site/docs with the ${embedderName} embedder...\n`);
   await runIngest(loadCoreConfig(env));
   // The server creates the schema (migrations), then the seed fills it.
-  server = await startServer(loadConfig(env), { logDestination: { write: () => true } as never });
+  server = await startServer(loadConfig(env), { logDestination: { write: () => true } });
   const sql = postgres(benchUrl, { max: 2, onnotice: () => undefined });
   process.stderr.write(`seeding ${questionsWanted} questions...\n`);
   const seeded = await seed(sql);

@@ -105,7 +105,7 @@ function measureInChild(dataDir: string, questions: string[]): Promise<{ p50: nu
       process.execPath,
       ['--import', 'tsx', script, '--child', dataDir],
       { cwd: REPO_ROOT, env: { ...process.env, BENCH_QUESTIONS: JSON.stringify(questions) }, maxBuffer: 1 << 20 },
-      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout) as { p50: number; p95: number; rss: number; loadMs: number })),
+      (error, stdout) => (error ? reject(new Error(`the measuring process failed: ${error.message}`, { cause: error })) : resolve(JSON.parse(stdout) as { p50: number; p95: number; rss: number; loadMs: number })),
     );
   });
 }

@@ -138,7 +138,7 @@ createRoot(document.getElementById('root')).render(<InsightsPage serverUrl={loca
 <style>body{font-family:system-ui,sans-serif;margin:0;color:#1c1e21}table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}a{color:#2e8555}</style>
 </head><body><div id="root"></div><script type="module" src="/entry.js"></script></body></html>`;
   const { readFile } = await import('node:fs/promises');
-  const server = createServer(async (request, response) => {
+  const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname === '/admin/insights') {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(report));
@@ -148,12 +148,10 @@ createRoot(document.getElementById('root')).render(<InsightsPage serverUrl={loca
       response.writeHead(200, { 'content-type': 'text/html' }).end(html);
       return;
     }
-    try {
-      const body = await readFile(path.join(outDir, path.normalize(url.pathname)));
-      response.writeHead(200, { 'content-type': url.pathname.endsWith('.css') ? 'text/css' : 'text/javascript' }).end(body);
-    } catch {
-      response.writeHead(404).end();
-    }
+    readFile(path.join(outDir, path.normalize(url.pathname))).then(
+      (body) => response.writeHead(200, { 'content-type': url.pathname.endsWith('.css') ? 'text/css' : 'text/javascript' }).end(body),
+      () => response.writeHead(404).end(),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

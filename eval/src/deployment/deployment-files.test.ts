@@ -349,7 +349,7 @@ describe('Dockerfile', () => {
     const entrypoint = server.find((step) => step.keyword === 'ENTRYPOINT');
     const argv = JSON.parse(entrypoint?.args ?? '[]') as string[];
     expect(argv).toEqual(['node', INSTALLED_BIN]);
-    const bin = JSON.parse(readRepoFile('packages/server/package.json')).bin['docs-chat'] as string;
+    const bin = (JSON.parse(readRepoFile('packages/server/package.json')) as { bin: Record<string, string> }).bin['docs-chat']!;
     expect(path.posix.join('/app/node_modules/@docs-chat/server', bin)).toBe(INSTALLED_BIN);
     expect(fs.existsSync(path.join(REPO_ROOT, 'packages/server', bin))).toBe(true);
     const copied = server.filter((step) => step.keyword === 'COPY').map((step) => step.args);

@@ -35,7 +35,7 @@ export async function loadBuiltSiteIndex(buildDir: string): Promise<BuiltSiteInd
   const index = parseSearchIndex(JSON.parse(await fs.readFile(path.join(folder, manifest.index), 'utf8')));
   let permalinks: { docs: { source: string; permalink: string }[] };
   try {
-    permalinks = JSON.parse(await fs.readFile(path.join(buildDir, PERMALINKS_FILE), 'utf8'));
+    permalinks = JSON.parse(await fs.readFile(path.join(buildDir, PERMALINKS_FILE), 'utf8')) as typeof permalinks;
   } catch (error) {
     throw new Error(`${path.join(buildDir, PERMALINKS_FILE)} cannot be read (${(error as Error).message}): build the site with the plugin's writePermalinks option on (the default).`);
   }

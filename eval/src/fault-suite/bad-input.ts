@@ -5,7 +5,6 @@
  * answered.
  */
 import { randomUUID } from 'node:crypto';
-import type { WarningEvent } from '@docs-chat/core/protocol';
 import { expectThat } from './report.js';
 import { askToEnd, openChat } from './chat-client.js';
 import { chatBody, QUESTIONS, type SuiteContext } from './suite-context.js';
@@ -131,7 +130,7 @@ async function expectSafeAnswer(context: SuiteContext, request: BadRequest): Pro
   const text = reply.text();
   const leaked = SYSTEM_PROMPT_MARKERS.filter((marker) => text.includes(marker));
   expectThat(leaked.length === 0, `the answer quotes the system prompt: ${leaked.join('; ')}`);
-  const unsaved = reply.events.some((event) => event.type === 'warning' && (event as WarningEvent).code === 'conversation_not_saved');
+  const unsaved = reply.events.some((event) => event.type === 'warning' && (event).code === 'conversation_not_saved');
   expectThat(!unsaved && reply.meta()?.persisted !== false, 'the question was answered but could not be stored');
   return `answered as text (${text.length} characters), nothing leaked, stored`;
 }

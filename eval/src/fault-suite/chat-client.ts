@@ -45,7 +45,7 @@ export async function openChat(url: string, body: unknown, headers: Record<strin
       events.push(event);
       notify();
     });
-    const reader = response.body.getReader();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     finished = (async () => {
       try {

@@ -142,8 +142,8 @@ export async function runHardeningChecks(context: SuiteContext, env: Record<stri
       expectThat(status === 200, `GET /conversations: ${status}`);
       const answer = body.messages.find((message) => message.id === meta.message_id);
       expectThat(answer?.status === 'interrupted', `the answer is ${answer?.status}`);
-      expectThat((answer?.content.length ?? 0) > 0 && seen.startsWith(answer!.content), `saved ${answer?.content.length} characters, not a prefix of the ${seen.length} seen`);
-      return `${answer!.content.length} of ${seen.length} streamed characters kept`;
+      expectThat((answer?.content.length ?? 0) > 0 && seen.startsWith(answer.content), `saved ${answer?.content.length} characters, not a prefix of the ${seen.length} seen`);
+      return `${answer.content.length} of ${seen.length} streamed characters kept`;
     });
 
     await report.check('faults', 'server SIGKILL mid admin ingest: the next ingest removes the orphan .tmp files and the index still answers', async () => {

@@ -43,7 +43,7 @@ interface SearchBody {
 }
 
 async function search(url: string, query: string): Promise<{ status: number; files: string[] }> {
-  const response = await fetch(`${url}/search?${new URLSearchParams({ q: query, k: '5' })}`);
+  const response = await fetch(`${url}/search?${new URLSearchParams({ q: query, k: '5' }).toString()}`);
   const body = (await response.json()) as SearchBody;
   return { status: response.status, files: (body.results ?? []).map((result) => result.file) };
 }

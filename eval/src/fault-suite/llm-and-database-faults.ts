@@ -3,7 +3,7 @@
  * readers stream, the model answering 429 / 503 or cutting its stream, and a
  * reader leaving mid-answer.
  */
-import type { ChatStreamEvent, ErrorEvent, MetaEvent, WarningEvent } from '@docs-chat/core/protocol';
+import type { ChatStreamEvent, ErrorEvent, MetaEvent } from '@docs-chat/core/protocol';
 import { expectThat } from './report.js';
 import { askToEnd, openChat } from './chat-client.js';
 import { chatBody, getConversation, health, MODEL_QUESTIONS, until, type SuiteContext } from './suite-context.js';
@@ -49,7 +49,7 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
       for (const reader of readers) {
         expectThat(reader.last()?.type === 'done', `an answer ended with ${reader.last()?.type} instead of done`);
         expectThat(reader.text().length > 20, 'an answer streamed almost nothing');
-        const warned = reader.events.some((event) => event.type === 'warning' && (event as WarningEvent).code === 'conversation_not_saved');
+        const warned = reader.events.some((event) => event.type === 'warning' && (event).code === 'conversation_not_saved');
         expectThat(warned, `an answer cut from its database finished without the conversation_not_saved warning (events: ${reader.events.map((event) => event.type).join(',')})`);
       }
       return `${readers.length} answers of ${readers.map((reader) => reader.text().length).join('/')} characters`;
@@ -71,7 +71,7 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
       expectThat(reply.status === 200, `HTTP ${reply.status}`);
       const meta = reply.meta();
       expectThat(meta && meta.persisted === false, `meta.persisted=${meta?.persisted}`);
-      expectThat(reply.events.some((event) => event.type === 'warning' && (event as WarningEvent).code === 'conversation_not_saved'), 'no conversation_not_saved warning');
+      expectThat(reply.events.some((event) => event.type === 'warning' && (event).code === 'conversation_not_saved'), 'no conversation_not_saved warning');
       expectThat(reply.last()?.type === 'done', `ended with ${reply.last()?.type}`);
     });
   } finally {

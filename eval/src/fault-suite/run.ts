@@ -57,7 +57,7 @@ function viaRelay(url: string, relay: TcpRelay): string {
 }
 
 /** The Gemini stand-in for the load phase, in its own process. */
-async function standInProcess(eventDelayMs: number): Promise<{ url: string; apiKey: string; stop(): Promise<unknown> }> {
+async function standInProcess(eventDelayMs: number): Promise<{ url: string; apiKey: string; stop: () => Promise<unknown> }> {
   const cwd = await temporaryDirectory('stand-in-cwd');
   const child = spawnTs(fileURLToPath(new URL('./gemini-stand-in-process.ts', import.meta.url)), [String(eventDelayMs), `load-${randomUUID()}`], {}, cwd);
   const line = await new Promise<string>((resolve, reject) => {

@@ -78,7 +78,7 @@ export async function runRateLimitCheck(report: SuiteReport, limited: ServerProc
         refusal = { message: body.error.message ?? '', retryAfter: response.headers.get('retry-after') };
       }
     }
-    const expected = [...Array(max).fill(200), 429, 429, 429].join(',');
+    const expected = [...Array<number>(max).fill(200), 429, 429, 429].join(',');
     expectThat(statuses.join(',') === expected, `statuses ${statuses.join(',')} instead of ${expected}`);
     expectThat(refusal && /Too many requests/.test(refusal.message) && /^\d+$/.test(refusal.retryAfter ?? ''), `refusal ${JSON.stringify(refusal)}`);
     return `"${refusal.message}", retry-after ${refusal.retryAfter} s`;

@@ -17,7 +17,7 @@ export const PNPM = ['-y', 'pnpm@10.34.9'];
 export const PUBLISHED = { protocol: '@docs-chat/protocol', core: '@docs-chat/core', server: '@docs-chat/server', 'docusaurus-plugin': '@docs-chat/docusaurus-plugin' } as const;
 export type PublishedFolder = keyof typeof PUBLISHED;
 /** The Docusaurus version of docs-site, so the fresh site matches what the plugin is developed against. */
-export const DOCUSAURUS_VERSION = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'docs-site', 'package.json'), 'utf8')).dependencies['@docusaurus/core'] as string;
+export const DOCUSAURUS_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'docs-site', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['@docusaurus/core']!;
 
 export interface RunResult {
   code: number | null;
@@ -184,7 +184,7 @@ export function packagesOnlyReachableFrom(dir: string, name: string): string[] {
       const key = stack.pop()!;
       if (seen.has(key) || !packages[key]) continue;
       seen.add(key);
-      const entry = packages[key]!;
+      const entry = packages[key];
       for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
         const found = resolve(key, dependency);
         if (found) stack.push(found);

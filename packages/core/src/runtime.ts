@@ -173,7 +173,7 @@ export interface OpenedRetrieval {
   retriever: Retriever;
   store: VectorStore;
   embedder: Embedder;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**

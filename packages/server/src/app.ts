@@ -91,7 +91,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
 
   let closing = false;
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: deps.logger as FastifyBaseLogger, // eslint-disable-line @typescript-eslint/no-unnecessary-type-assertion -- the assertion picks Fastify's logger type parameter, without it buildApp's return type no longer matches
     bodyLimit: settings.bodyLimitBytes,
     // Route schemas validate requests; a refusal becomes the documented `invalid_request` with its details.
     ajv: ajvOptions,
@@ -108,7 +108,9 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     // Fastify's own 503 while closing has another shape; the onRequest hook below refuses with `shutting_down`.
     return503OnClosing: false,
     // A too long path segment (414) or an undecodable URL (400), answered before routing.
-    frameworkErrors: (error, request, reply) => sendError(error, request, reply),
+    frameworkErrors: (error, request, reply) => {
+      sendError(error, request, reply);
+    },
     // Node counts both from the first byte to the end of the request body; an answer streamed back afterwards
     // is not limited. Without them a client sending a partial body holds a socket for ever.
     requestTimeout: settings.requestTimeoutMs,

@@ -67,11 +67,14 @@ function rawExchange(port: number, chunks: string[], gapMs = 0, giveUpMs = 5000)
       clearTimeout(timer);
       resolve({ text, closedAfterMs: Date.now() - started });
     });
-    socket.on('connect', async () => {
+    const writeChunks = async (): Promise<void> => {
       for (const chunk of chunks) {
         socket.write(chunk);
         if (gapMs > 0) await new Promise((wait) => setTimeout(wait, gapMs));
       }
+    };
+    socket.on('connect', () => {
+      writeChunks().catch(reject);
     });
   });
 }

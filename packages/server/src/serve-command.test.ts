@@ -10,7 +10,7 @@ async function captureStderr(run: () => Promise<number>): Promise<{ code: number
   process.stderr.write = ((chunk: string | Uint8Array) => {
     stderr += chunk.toString();
     return true;
-  }) as typeof process.stderr.write;
+  });
   try {
     return { code: await run(), stderr };
   } finally {
@@ -45,7 +45,7 @@ describe('docs-chat serve', () => {
     expect(startupFailure(new DocsChatError('config_invalid', 'Bad.', { hint: 'Fix it.' }))).toBe('Bad.\n  → Fix it.');
     expect(startupFailure(new LlmError('llm_auth', 'Key rejected.', { hint: 'Check GEMINI_API_KEY.' }))).toBe('Key rejected.\n  → Check GEMINI_API_KEY.');
     expect(startupFailure(new LlmError('llm_model_not_found', 'No such model.'))).toBe('No such model.');
-    expect(startupFailure(new ConversationStoreUnavailableError('Down.'))).toMatch(/^Down\.\n  → Check that the database/);
+    expect(startupFailure(new ConversationStoreUnavailableError('Down.'))).toMatch(/^Down\.\n {2}→ Check that the database/);
     expect(startupFailure(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }))).toMatch(/set PORT to a free port/);
     expect(startupFailure('odd')).toBe('odd');
   });

@@ -200,10 +200,11 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
         return;
       case 'generateContent':
       case 'streamGenerateContent':
-        await generate(context, modelId, method, body as GeminiGenerateBody);
+        await generate(context, modelId, method, body);
         return;
       default:
-        throw geminiError(404, `Method ${method} is not supported.`);
+        // Unreachable while every model lists known methods only; the path itself can name any method.
+        throw geminiError(404, `Method ${method as string} is not supported.`);
     }
   };
 

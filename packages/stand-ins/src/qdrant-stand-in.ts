@@ -443,7 +443,7 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
     if (query === undefined || query === null) {
       return [...collection.points.values()].filter((point) => !filter || filter(point)).sort(compareById).slice(0, limit).map((point) => ({ point, score: 0 }));
     }
-    const nearest = typeof query === 'object' && !Array.isArray(query) && 'nearest' in query ? (query as { nearest: unknown }).nearest : query;
+    const nearest = typeof query === 'object' && !Array.isArray(query) && 'nearest' in query ? (query).nearest : query;
     const using = request.using === undefined || request.using === null ? '' : request.using;
     if (typeof using !== 'string') throw formatError(`${where}.using: invalid type, expected a string`);
     const candidates = [...collection.points.values()].filter((point) => !filter || filter(point));
@@ -594,20 +594,20 @@ function allowOnly(value: Record<string, unknown>, fields: string[], where: stri
 
 function readLimit(value: unknown, where: string): number {
   if (value === undefined || value === null) return 10;
-  if (!Number.isInteger(value) || (value as number) < 1) throw validationError(`${where}: value ${String(value)} invalid, must be 1 or larger`);
+  if (!Number.isInteger(value) || (value as number) < 1) throw validationError(`${where}: value ${JSON.stringify(value)} invalid, must be 1 or larger`);
   return value as number;
 }
 
 function readFusion(query: unknown, where: string): { k: number } | null {
   if (typeof query !== 'object' || query === null || Array.isArray(query)) return null;
   if ('fusion' in query) {
-    const fusion = (query as { fusion: unknown }).fusion;
+    const fusion = (query).fusion;
     if (fusion === 'rrf') return { k: RRF_DEFAULT_K };
     if (fusion === 'dbsf') throw new BadRequest(400, 'Bad request: the stand-in does not implement dbsf fusion');
     throw formatError(`${where}.fusion: unknown variant \`${String(fusion)}\`, expected \`rrf\` or \`dbsf\``);
   }
   if ('rrf' in query) {
-    const rrf = asObject((query as { rrf: unknown }).rrf, `${where}.rrf`);
+    const rrf = asObject((query).rrf, `${where}.rrf`);
     const k = rrf.k ?? RRF_DEFAULT_K;
     if (!Number.isInteger(k) || (k as number) < 1) throw validationError(`${where}.rrf.k: must be a positive integer`);
     return { k: k as number };
@@ -652,13 +652,13 @@ function checkSparse(value: unknown, where: string): SparseValue {
   if (!Array.isArray(indices) || !Array.isArray(values)) throw formatError(`${where}: missing field \`indices\` or \`values\``);
   if (indices.length !== values.length) throw validationError(`${where}: indices and values must be of the same length`);
   const seen = new Set<number>();
-  for (const index of indices) {
-    if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) throw formatError(`${where}.indices: invalid value, expected u32`);
+  for (const index of indices as unknown[]) {
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 0xffffffff) throw formatError(`${where}.indices: invalid value, expected u32`);
     if (seen.has(index)) throw validationError(`${where}: indices must be unique`);
     seen.add(index);
   }
   for (const component of values) if (typeof component !== 'number' || !Number.isFinite(component)) throw formatError(`${where}.values: invalid type, expected f32`);
-  return { indices: [...indices] as number[], values: [...values] as number[] };
+  return { indices: [...(indices as number[])], values: [...(values as number[])] };
 }
 
 /** Qdrant normalises vectors of a Cosine space when storing them, so cosine becomes a dot product. */
@@ -677,7 +677,7 @@ function parseWithPayload(value: unknown, defaultValue: boolean): PayloadSelecto
   if (value === undefined || value === null) return defaultValue ? { include: null } : null;
   if (value === true) return { include: null };
   if (value === false) return null;
-  if (Array.isArray(value) && value.every((field) => typeof field === 'string')) return { include: value as string[] };
+  if (Array.isArray(value) && value.every((field) => typeof field === 'string')) return { include: value };
   if (typeof value === 'object' && value !== null && Array.isArray((value as { include?: unknown }).include)) {
     return { include: (value as { include: string[] }).include };
   }
@@ -687,7 +687,7 @@ function parseWithPayload(value: unknown, defaultValue: boolean): PayloadSelecto
 function parseWithVector(value: unknown): boolean | string[] {
   if (value === undefined || value === null || value === false) return false;
   if (value === true) return true;
-  if (Array.isArray(value) && value.every((name) => typeof name === 'string')) return value as string[];
+  if (Array.isArray(value) && value.every((name) => typeof name === 'string')) return value;
   throw formatError('with_vector: data did not match any variant of untagged enum WithVector');
 }
 

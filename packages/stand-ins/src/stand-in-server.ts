@@ -57,8 +57,8 @@ export interface RunningServer {
   url: string;
   requests: RecordedRequest[];
   streams: StreamRecord[];
-  openConnections(): number;
-  close(): Promise<void>;
+  openConnections: () => number;
+  close: () => Promise<void>;
 }
 
 const HIDDEN_HEADERS = new Set(['authorization', 'x-goog-api-key']);

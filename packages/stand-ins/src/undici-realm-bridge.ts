@@ -12,7 +12,7 @@ function linkUndiciDispatcher(): void {
   const sandbox = globalThis as Record<symbol, unknown>;
   if (typeof fetch !== 'function' || DISPATCHER in sandbox) return;
   // `fetch` is copied from the real global, so its Function constructor belongs to that realm.
-  const realGlobal = (fetch.constructor as FunctionConstructor)('return globalThis')() as Record<symbol, unknown>;
+  const realGlobal = ((fetch.constructor as FunctionConstructor)('return globalThis') as () => Record<symbol, unknown>)();
   if (realGlobal === sandbox) return;
   new Headers(); // Node creates its dispatcher lazily on first use of the fetch classes.
   Object.defineProperty(sandbox, DISPATCHER, {

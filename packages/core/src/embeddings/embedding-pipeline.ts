@@ -147,7 +147,8 @@ export function createEmbeddingPipeline(options: EmbeddingPipelineOptions): Embe
     const onOuterAbort = (): void => run.abort(signal?.reason);
     signal?.addEventListener('abort', onOuterAbort, { once: true });
     let next = 0;
-    let failure: unknown;
+    // Boxed: the first error thrown, which may itself be any value, undefined included.
+    let failure: { error: unknown } | undefined;
 
     const worker = async (): Promise<void> => {
       while (failure === undefined && next < batches.length) {
@@ -173,7 +174,7 @@ export function createEmbeddingPipeline(options: EmbeddingPipelineOptions): Embe
           }
           onProgress?.(done, total);
         } catch (error) {
-          failure ??= error;
+          failure ??= { error };
           run.abort(error);
         }
       }
@@ -184,8 +185,8 @@ export function createEmbeddingPipeline(options: EmbeddingPipelineOptions): Embe
       signal?.removeEventListener('abort', onOuterAbort);
     }
     if (failure !== undefined) {
-      if (signal?.aborted) throw new DocsChatError('aborted', 'The embedding run was cancelled.', { cause: failure });
-      throw failure;
+      if (signal?.aborted) throw new DocsChatError('aborted', 'The embedding run was cancelled.', { cause: failure.error });
+      throw failure.error;
     }
     return keys.map((key) => vectorsByKey.get(key)!);
   }

@@ -103,7 +103,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
         });
       }
       return data.map((entry) => {
-        const values = decodeEmbedding(entry.embedding as number[] | string);
+        const values = decodeEmbedding(entry.embedding);
         if (values.length !== dimensions) {
           throw new DocsChatError('embedder_rejected', `${model} returned ${values.length}-dimensional vectors, expected ${dimensions}.`, {
             hint: `Set EMBEDDING_DIMENSIONS=${values.length}, or use a model that supports ${dimensions} dimensions.`,

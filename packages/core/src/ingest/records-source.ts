@@ -45,7 +45,7 @@ export function parseRecordMapping(map: string): RecordMapping {
         hint: "Write the mapping as --map 'id=PATH,title=PATH,text=PATH,url=PATH,examples=PATH' with dotted paths into each record (id and text are required).",
       });
     }
-    mapping[key] = match[2] as string;
+    mapping[key] = match[2];
   }
   for (const required of ['id', 'text'] as const) {
     if (!mapping[required]) {
@@ -103,7 +103,7 @@ function readRecords(label: string, text: string, failed: { file: string; reason
   }
   if (parsedWhole) {
     if (Array.isArray(whole)) {
-      return whole.map((value, index) => ({ where: `${label} record #${index + 1}`, value, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }));
+      return (whole as unknown[]).map((value, index) => ({ where: `${label} record #${index + 1}`, value, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }));
     }
     // One line holding one object is a JSON Lines file of one record; anything else is not a list of records.
     if (!trimmed.includes('\n') && whole !== null && typeof whole === 'object') return [{ where: `${label} line 1`, value: whole, bytes: Buffer.byteLength(trimmed) }];

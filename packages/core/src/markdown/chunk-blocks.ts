@@ -53,6 +53,7 @@ export function tableCells(line: string): string[] {
     .replace(/^\|/, '')
     .replace(/(?<!\\)\|$/, '')
     .split(/(?<!\\)\|/)
+    // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
     .map((cell) => cell.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim());
 }
 

@@ -39,7 +39,10 @@ function squiggleRowsInsideCode(text: string): { inside: number; outside: number
   let inFence = false;
   for (const line of text.split('\n')) {
     if (/^`{3,}/.test(line)) inFence = !inFence;
-    else if (/^\s*~{4,}\s*$/.test(line)) inFence ? inside++ : outside++;
+    else if (/^\s*~{4,}\s*$/.test(line)) {
+      if (inFence) inside++;
+      else outside++;
+    }
   }
   return { inside, outside };
 }

@@ -302,7 +302,7 @@ function parsePoints(
     Array.isArray(column) && column.length === count && column.every((value) => Number.isInteger(value) && value >= 0 && value < bound);
   if (!isSlotColumn(fileOfSlot, files.length) || !isSlotColumn(orderOfSlot, 2 ** 32)) throw corrupt(directory, `${name} lacks the file or order of its points`);
   if (!Array.isArray(pages) || !pages.every(isPageKey)) throw corrupt(directory, `${name} lacks its page list`);
-  return { ids: ids as string[], files, fileOfSlot: Uint32Array.from(fileOfSlot), orderOfSlot: Uint32Array.from(orderOfSlot), pages };
+  return { ids, files, fileOfSlot: Uint32Array.from(fileOfSlot), orderOfSlot: Uint32Array.from(orderOfSlot), pages };
 }
 
 /** Opens the payload file, checks its size and checksum, and finds where each line starts, reading it once in blocks. */

@@ -318,7 +318,7 @@ class IndexState {
       *payloadLines(): Iterable<Buffer> {
         for (const ref of refs) {
           if (typeof ref !== 'number') yield payloadLine(ref);
-          else yield (sourceBytes as Buffer).subarray((source as PayloadFile).lineStarts[ref] as number, ((source as PayloadFile).lineStarts[ref + 1] as number) - 1);
+          else yield (sourceBytes as Buffer).subarray((source as PayloadFile).lineStarts[ref], ((source as PayloadFile).lineStarts[ref + 1] as number) - 1);
         }
       },
     };
@@ -463,7 +463,7 @@ class IndexState {
       const weight = (values[i] as number) * inverseDocumentFrequency(this.count, end - start);
       for (let p = start; p < end; p++) {
         const slot = inverted.slots[p] as number;
-        if (Number.isNaN(scores[slot] as number)) {
+        if (Number.isNaN(scores[slot])) {
           scores[slot] = 0;
           touched[touchedCount++] = slot;
         }

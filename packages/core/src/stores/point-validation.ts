@@ -23,7 +23,7 @@ export function sparseVectorProblem(vector: SparseVector): string | null {
     if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) return `sparse index ${index} is not an unsigned 32-bit integer`;
     if (seen.has(index)) return `sparse index ${index} appears twice (indices must be unique)`;
     seen.add(index);
-    if (!Number.isFinite(vector.values[i] as number)) return `sparse value for index ${index} is not a finite number`;
+    if (!Number.isFinite(vector.values[i])) return `sparse value for index ${index} is not a finite number`;
   }
   return null;
 }

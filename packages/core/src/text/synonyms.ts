@@ -132,7 +132,7 @@ export interface Thesaurus {
   /** Stemmed words the question's words and phrases are synonyms of, each with `weight`; the question's own words are left out. */
   expansions(query: string, weight: number): Map<string, number>;
   /** The single-word synonyms of one stemmed word ("repo" -> "repositori"), without the word itself. */
-  synonymsOf(word: string): readonly string[];
+  synonymsOf: (word: string) => readonly string[];
 }
 
 /** The built-in groups plus `extra` ones (from the admin's synonyms file). */

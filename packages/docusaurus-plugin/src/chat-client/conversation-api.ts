@@ -138,5 +138,5 @@ export async function fetchSharedConversation(
     .map((message: unknown, index) => ({ ...(message as object), id: `shared-${index}` }))
     .filter(isStoredMessage)
     .map(({ rating: _rating, ...message }) => ({ ...message, sources: readableSources(message.sources) }));
-  return { id: `shared-${shareId}`, created_at: String(body.created_at ?? ''), messages };
+  return { id: `shared-${shareId}`, created_at: typeof body.created_at === 'string' ? body.created_at : '', messages };
 }

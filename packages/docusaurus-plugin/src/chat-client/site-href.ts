@@ -10,6 +10,7 @@
  * Everything else is external: it opens in a new tab, at the URL the browser
  * itself resolves it to.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what the pattern refuses
 const PLAIN_PATH_OR_ANCHOR = /^(?:\/(?![/\\])|#)[^\\\u0000-\u001f\u007f]*$/;
 
 interface PageLocation {

@@ -21,7 +21,7 @@ export interface UseChat {
   /** Sends a question; ignored while an answer is still streaming. */
   send(question: SentQuestion): void;
   /** Stops the answer being generated (aborts the request). */
-  stop(): void;
+  stop: () => void;
   /** Sends the last question again after an error. */
   retry(): void;
   /** Forgets the conversation and starts an empty one. */
@@ -32,11 +32,11 @@ export interface UseChat {
    * Rates an answer through `POST /feedback`; the rating shows at once and is undone if it cannot be
    * stored. Giving the rating the answer already has takes it back (a pressed thumb pressed again).
    */
-  rate(localId: string, rating: FeedbackRating): Promise<void>;
+  rate: (localId: string, rating: FeedbackRating) => Promise<void>;
   /** The question behind the last answer when it can be sent again as it was (its answer was cut short); else null. */
   askAgainQuestion(): SentQuestion | null;
   /** Sends the question behind the last answer again, in place of that answer. */
-  askAgain(): void;
+  askAgain: () => void;
   dismissError(): void;
 }
 

@@ -32,8 +32,8 @@ export interface ConversationPersistence {
   savedConversationId: string | null;
   /** True once localStorage has been read. */
   ready: boolean;
-  save(conversationId: string): void;
-  clear(): void;
+  save: (conversationId: string) => void;
+  clear: () => void;
 }
 
 /** Keeps the id of the reader's last conversation in localStorage so it can be resumed. */

@@ -50,7 +50,7 @@ function readSelection(options: UseTextSelectionOptions): PageSelection | null {
  * Follows what the reader selects in the page content, by mouse or keyboard
  * (`selectionchange` covers both). Listens only on the client, in an effect.
  */
-export function useTextSelection(options: UseTextSelectionOptions): { selection: PageSelection | null; clear(): void } {
+export function useTextSelection(options: UseTextSelectionOptions): { selection: PageSelection | null; clear: () => void } {
   const [selection, setSelection] = useState<PageSelection | null>(null);
   const optionsRef = useRef(options);
   optionsRef.current = options;

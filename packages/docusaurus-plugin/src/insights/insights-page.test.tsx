@@ -24,6 +24,7 @@ const empty: InsightsReport = {
 };
 
 // uPlot sizes its canvas for the screen's pixel ratio through matchMedia, which jsdom lacks.
+// eslint-disable-next-line @typescript-eslint/unbound-method -- `??=` only tests whether jsdom has it
 window.matchMedia ??= ((query: string) => ({
   matches: false,
   media: query,
@@ -39,7 +40,7 @@ window.matchMedia ??= ((query: string) => ({
 // and records the text drawn so the axis labels can be checked.
 const drawnText: string[] = [];
 HTMLCanvasElement.prototype.getContext = function getContext() {
-  return new Proxy({} as Record<string | symbol, unknown>, {
+  return new Proxy<Record<string | symbol, unknown>>({}, {
     get(target, key) {
       if (key === 'measureText') return (text: string) => ({ width: text.length * 6 });
       if (key === 'fillText') return (text: string) => void drawnText.push(String(text));

@@ -91,18 +91,18 @@ function visibleLabel(node: JsxNode): string | null {
 
 function strip(parent: Parent): void {
   const children: RootContent[] = [];
-  for (const child of parent.children as RootContent[]) {
+  for (const child of parent.children) {
     const type = (child as { type: string }).type;
     if (MDX_REMOVED.has(type)) continue;
     if (type === 'mdxJsxFlowElement' || type === 'mdxJsxTextElement') {
       const element = child as unknown as JsxNode;
-      strip(element as unknown as Parent);
+      strip(element);
       const label = visibleLabel(element);
       if (label && type === 'mdxJsxFlowElement') children.push({ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: label }] }] });
       children.push(...element.children);
       continue;
     }
-    if ('children' in child) strip(child as Parent);
+    if ('children' in child) strip(child);
     children.push(child);
   }
   (parent as { children: RootContent[] }).children = children;
@@ -112,7 +112,7 @@ function readFrontMatter(tree: Root): Record<string, unknown> {
   const yaml = tree.children.find((node) => node.type === 'yaml');
   if (!yaml || !('value' in yaml)) return {};
   try {
-    const value = parseYaml(yaml.value) as unknown;
+    const value = parseYaml(yaml.value);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   } catch {
     return {};

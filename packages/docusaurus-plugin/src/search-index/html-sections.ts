@@ -45,7 +45,7 @@ const FLUSHING_BLOCKS = new Set(['p', 'li', 'tr', 'blockquote', 'table', 'dd', '
 const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
 const HEADING = /^h([1-6])$/;
 /** Zero-width space Docusaurus puts in heading permalinks, and other invisible characters. */
-const INVISIBLE = /[\u200b\u200c\u200d\ufeff]/g;
+const INVISIBLE = /\u200b|\u200c|\u200d|\ufeff/g;
 
 function hasClass(attributes: Record<string, string>, name: string): boolean {
   return (attributes.class ?? '').split(/\s+/).includes(name);

@@ -7,7 +7,7 @@ import { parseSearchIndex, parseSearchManifest } from '../static-search/index-fo
 import { builtPageFiles, writeSearchIndex } from './write-search-index.js';
 
 function page(title: string, heading: string, anchor: string): string {
-  return `<!doctype html><html><body><main><article><div class="theme-doc-markdown markdown"><header><h1>${title}</h1></header><p>About ${title.toLowerCase()}.</p><h2 class="anchor" id=${anchor}>${heading}<a href=#${anchor} class=hash-link>​</a></h2><p>How to ${heading.toLowerCase()}.</p></div></article></main></body></html>`;
+  return `<!doctype html><html><body><main><article><div class="theme-doc-markdown markdown"><header><h1>${title}</h1></header><p>About ${title.toLowerCase()}.</p><h2 class="anchor" id=${anchor}>${heading}<a href=#${anchor} class=hash-link>\u200b</a></h2><p>How to ${heading.toLowerCase()}.</p></div></article></main></body></html>`;
 }
 
 describe('the static search index written after the build', () => {

@@ -43,7 +43,7 @@ describe('the docs-chat command line', () => {
   it('ingests a docs folder and prints the report as JSON with --json', async () => {
     const result = await docsChat(['ingest', '--docs', docsDir, '--json'], env);
     expect(result.code).toBe(0);
-    const report = JSON.parse(result.stdout);
+    const report = JSON.parse(result.stdout) as { files: unknown; chunks: { total: number }; embedding: { calls: number } };
     expect(report.files).toMatchObject({ total: 2, added: 2 });
     expect(report.chunks.total).toBeGreaterThanOrEqual(2);
     expect(report.embedding.calls).toBeGreaterThan(0);
@@ -59,10 +59,10 @@ describe('the docs-chat command line', () => {
   it('searches and prints ranked results as a JSON array with the out-of-scope flag', async () => {
     const result = await docsChat(['search', 'when is liquid oxygen loaded', '--k', '2', '--json'], env);
     expect(result.code).toBe(0);
-    const results = JSON.parse(result.stdout);
+    const results = JSON.parse(result.stdout) as { url: string }[];
     expect(Array.isArray(results)).toBe(true);
     expect(results[0]).toMatchObject({ rank: 1, file: 'rockets.md', title: 'Rockets', heading_path: ['Rockets', 'Fuelling the rocket'], out_of_scope: false });
-    expect(results[0].url).toBe('/docs/rockets#fuelling-the-rocket');
+    expect(results[0]?.url).toBe('/docs/rockets#fuelling-the-rocket');
     expect(results.length).toBeLessThanOrEqual(2);
   }, 60_000);
 
@@ -78,7 +78,10 @@ describe('the docs-chat command line', () => {
 
     const outOfScope = await docsChat(['search', 'How do I feed my Tamagotchi?', '--json', '--explain'], env);
     expect(outOfScope.code).toBe(0);
-    const { results, explanation } = JSON.parse(outOfScope.stdout);
+    const { results, explanation } = JSON.parse(outOfScope.stdout) as {
+      results: unknown[];
+      explanation: { scope: { missingNames: string[]; vocabulary: number; minVocabulary: number } };
+    };
     expect(results[0]).toMatchObject({ out_of_scope: true });
     expect(explanation.scope.missingNames).toEqual(['Tamagotchi']);
     expect(explanation.scope.vocabulary).toBeLessThan(explanation.scope.minVocabulary);

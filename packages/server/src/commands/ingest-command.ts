@@ -155,7 +155,7 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
               ...(values.site !== undefined
                 ? { site: await readSiteLayout(await siteOptionsFrom(values as SiteFlags)) }
                 : values.docs === undefined && config.site
-                  ? { site: await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.site, values as Partial<SiteFlags>))) }
+                  ? { site: await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.site, values))) }
                   : {}),
               docsDir: values.docs ? path.resolve(values.docs) : config.docsDir,
             });

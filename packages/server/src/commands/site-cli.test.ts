@@ -48,7 +48,7 @@ it('searches one version and locale, and marks untranslated pages', async () => 
   expect(result.stdout).toContain('/fr/docs/next/exporting#choosing-the-paper-size');
   expect(result.stdout).toContain('[not translated: en text]');
   const json = await docsChat(['search', 'paper size for the export', '--version', '1.0', '--k', '1', '--json'], env);
-  expect(JSON.parse(json.stdout)[0]).toMatchObject({ url: '/docs/exporting#choosing-the-paper-size', version: '1.0', locale: 'en' });
+  expect((JSON.parse(json.stdout) as unknown[])[0]).toMatchObject({ url: '/docs/exporting#choosing-the-paper-size', version: '1.0', locale: 'en' });
 }, 60_000);
 
 it('says when an asked version is not in the index', async () => {

@@ -27,7 +27,7 @@ export interface SqlConversationStoreOptions {
   client: SqlClient;
   /** Gives up on a statement after this long, so a hung database never hangs a request. */
   queryTimeoutMs: number;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 interface MessageRow {

@@ -47,6 +47,7 @@ describe('streamWithRetries', () => {
 
   it('retries a stream that closes without any answer, then reports the model unavailable', async () => {
     let attempts = 0;
+    // eslint-disable-next-line require-yield -- a stream that ends before its first event is the case under test
     async function* provider(): AsyncGenerator<ChatModelEvent> {
       attempts += 1;
     }

@@ -33,14 +33,15 @@ afterAll(async () => {
 });
 
 async function search(url: string, query: string, scope: Record<string, string>): Promise<{ status: number; body: { results?: { url: string }[] } }> {
-  const response = await fetch(`${url}/search?${new URLSearchParams({ q: query, k: '3', ...scope })}`);
+  const response = await fetch(`${url}/search?${new URLSearchParams({ q: query, k: '3', ...scope }).toString()}`);
   return { status: response.status, body: (await response.json()) as { results?: { url: string }[] } };
 }
 
 it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/ingest picks up a new translation', async () => {
   const written: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back on process.stdout, where it is called as a method
   const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true));
   let code: number;
   try {
     code = await runIngestCommand([], env);
@@ -64,7 +65,7 @@ it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/i
   // The French page replaces the English text it fell back on: one page changed, nothing else.
   expect(report.files).toMatchObject({ modified: 1, added: 0, deleted: 0 });
 
-  const after = await fetch(`${server.url}/search?${new URLSearchParams({ q: 'format du papier export', k: '1', version: 'current', locale: 'fr' })}`);
+  const after = await fetch(`${server.url}/search?${new URLSearchParams({ q: 'format du papier export', k: '1', version: 'current', locale: 'fr' }).toString()}`);
   const afterBody = (await after.json()) as { results: { url: string; text?: string; fallback_locale?: string }[] };
   expect(afterBody.results[0]?.url).toBe('/fr/docs/next/exporting#choosing-the-paper-size');
   expect(afterBody.results[0]?.fallback_locale).toBeUndefined();

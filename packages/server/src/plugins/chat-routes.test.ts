@@ -6,11 +6,6 @@ import {
   createChatStreamParser,
   type ChatJsonResponse,
   type ChatStreamEvent,
-  type DoneEvent,
-  type ErrorEvent,
-  type MetaEvent,
-  type SourcesEvent,
-  type WarningEvent,
   MAX_SELECTION_TOKENS,
   selectionTruncatedMessage,
 } from '@docs-chat/core/protocol';
@@ -73,16 +68,16 @@ describe('POST /chat in general mode', () => {
     expect(types.indexOf('token')).toBeGreaterThan(1);
     expect(types.at(-1)).toBe('done');
 
-    const meta = find(reply.events, 'meta') as MetaEvent;
+    const meta = find(reply.events, 'meta');
     expect(meta.mode).toBe('general');
     expect(meta.persisted).toBe(true);
-    const sources = (find(reply.events, 'sources') as SourcesEvent).sources;
+    const sources = find(reply.events, 'sources').sources;
     expect(sources.length).toBeGreaterThan(0);
     expect(sources.length).toBeLessThanOrEqual(5);
     expect(sources.map((source) => source.file)).toContain('guides/configuring-the-harbor.md');
     for (const source of sources) expect(source.url).toMatch(/^\/docs\//);
 
-    const done = find(reply.events, 'done') as DoneEvent;
+    const done = find(reply.events, 'done');
     expect(done.finish_reason).toBe('stop');
     expect(done.usage?.total_tokens).toBeGreaterThan(0);
     const answer = answerText(reply.events);
@@ -104,15 +99,15 @@ describe('POST /chat in general mode', () => {
   it('keeps only the sources the answer cites in done', async () => {
     server.gemini.setReply('Install it with npm [1].');
     const reply = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
-    const sources = (find(reply.events, 'sources') as SourcesEvent).sources;
-    const done = find(reply.events, 'done') as DoneEvent;
+    const sources = find(reply.events, 'sources').sources;
+    const done = find(reply.events, 'done');
     expect(sources.length).toBeGreaterThan(1);
     expect(done.sources).toEqual([sources[0]]);
   });
 
   it('stores the question and the answer so the conversation can be resumed', async () => {
     const reply = await postChat(server.url, { message: 'What is a signal?', mode: 'general' });
-    const meta = find(reply.events, 'meta') as MetaEvent;
+    const meta = find(reply.events, 'meta');
     const conversation = await server.store.getConversation(meta.conversation_id);
     expect(conversation?.messages.map((message) => [message.role, message.status])).toEqual([
       ['user', 'complete'],
@@ -125,11 +120,11 @@ describe('POST /chat in general mode', () => {
 
   it('uses the recent conversation to understand and answer a follow-up', async () => {
     const first = await postChat(server.url, { message: 'How do I write a lock?', mode: 'general' });
-    const { conversation_id: conversationId } = find(first.events, 'meta') as MetaEvent;
+    const { conversation_id: conversationId } = find(first.events, 'meta');
     server.gemini.reset();
     const followUp = 'And can they do asynchronous work?';
     const second = await postChat(server.url, { message: followUp, mode: 'general', conversation_id: conversationId });
-    expect((find(second.events, 'meta') as MetaEvent).conversation_id).toBe(conversationId);
+    expect(find(second.events, 'meta').conversation_id).toBe(conversationId);
 
     const [request] = generateRequests(server);
     const contents = (request?.body as { contents: { role: string; parts: { text: string }[] }[] }).contents;
@@ -138,7 +133,7 @@ describe('POST /chat in general mode', () => {
     expect(contents[1]?.parts[0]?.text).toBe(answerText(first.events));
     expect(contents[2]?.parts[0]?.text).toBe(followUp);
 
-    const sources = (find(second.events, 'sources') as SourcesEvent).sources;
+    const sources = find(second.events, 'sources').sources;
     expect(sources[0]?.file).toBe('guides/locks.mdx');
   });
 
@@ -146,7 +141,7 @@ describe('POST /chat in general mode', () => {
     let conversationId: string | undefined;
     for (const message of ['What is a harbor?', 'What is a signal?', 'What is a current?', 'What is a lock?']) {
       const reply = await postChat(server.url, { message, mode: 'general', ...(conversationId ? { conversation_id: conversationId } : {}) });
-      conversationId = (find(reply.events, 'meta') as MetaEvent).conversation_id;
+      conversationId = find(reply.events, 'meta').conversation_id;
     }
     server.gemini.reset();
     await postChat(server.url, { message: 'How do I install it?', mode: 'general', conversation_id: conversationId });
@@ -161,8 +156,8 @@ describe('POST /chat in general mode', () => {
     // It speaks of the site's docs (a "book" was left over from a book-reading origin).
     expect(answerText(reply.events)).toMatch(/in these docs/);
     expect(answerText(reply.events)).not.toMatch(/book/i);
-    expect((find(reply.events, 'sources') as SourcesEvent).sources).toEqual([]);
-    expect((find(reply.events, 'done') as DoneEvent).finish_reason).toBe('no_answer');
+    expect(find(reply.events, 'sources').sources).toEqual([]);
+    expect(find(reply.events, 'done').finish_reason).toBe('no_answer');
     expect(generateRequests(server)).toHaveLength(0);
   });
 
@@ -171,7 +166,7 @@ describe('POST /chat in general mode', () => {
     expect(answerText(hello.events)).toMatch(/^Hello!/);
     const thanks = await postChat(server.url, { message: 'thanks a lot', mode: 'general' });
     expect(answerText(thanks.events)).toMatch(/welcome/);
-    expect((find(thanks.events, 'done') as DoneEvent).sources).toEqual([]);
+    expect(find(thanks.events, 'done').sources).toEqual([]);
     expect(server.gemini.requests).toHaveLength(0);
   });
 
@@ -188,7 +183,7 @@ describe('POST /chat in selection mode', () => {
     const passage = await fixture('passage-with-instructions.txt');
     const reply = await postChat(server.url, { message: 'What does this say about ordering?', mode: 'selection', context: passage });
     expect(reply.events.map((event) => event.type)).not.toContain('sources');
-    expect((find(reply.events, 'meta') as MetaEvent).mode).toBe('selection');
+    expect(find(reply.events, 'meta').mode).toBe('selection');
     expect(find(reply.events, 'done').type).toBe('done');
 
     const [request] = generateRequests(server);
@@ -205,7 +200,7 @@ describe('POST /chat in selection mode', () => {
   it('truncates a passage over 2,000 tokens and says so in a warning event', async () => {
     const passage = await fixture('long-passage.txt');
     const reply = await postChat(server.url, { message: 'Summarise this', mode: 'selection', context: passage });
-    const warning = find(reply.events, 'warning') as WarningEvent;
+    const warning = find(reply.events, 'warning');
     expect(warning.code).toBe('selection_truncated');
     // Word for word the message the widget shows for its own cut: one rule, one message.
     expect(warning.message).toBe(selectionTruncatedMessage(boundSelection(passage, MAX_SELECTION_TOKENS).originalTokens));
@@ -308,7 +303,7 @@ describe('POST /chat when the model fails', () => {
   it('tells the reader the service is busy when the model stays rate limited', async () => {
     server.gemini.failNext({ status: 429, retryDelay: '0.05s', times: 10 });
     const reply = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
-    const error = find(reply.events, 'error') as ErrorEvent;
+    const error = find(reply.events, 'error');
     expect(error).toMatchObject({ code: 'busy', message: BUSY_MESSAGE, retryable: true });
     expect(reply.events.at(-1)?.type).toBe('error');
     expect(reply.events.map((event) => event.type)).not.toContain('done');
@@ -318,12 +313,12 @@ describe('POST /chat when the model fails', () => {
   it('sends an error event and stores the partial answer when the model stream is cut', async () => {
     server.gemini.cutStreamAfter(2);
     const reply = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
-    const error = find(reply.events, 'error') as ErrorEvent;
+    const error = find(reply.events, 'error');
     expect(error.code).toBe('answer_interrupted');
     expect(error.message).not.toMatch(/at .*\.ts|stack|key/i);
     const partial = answerText(reply.events);
     expect(partial.length).toBeGreaterThan(0);
-    const meta = find(reply.events, 'meta') as MetaEvent;
+    const meta = find(reply.events, 'meta');
     const stored = (await server.store.getConversation(meta.conversation_id))?.messages[1];
     expect(stored).toMatchObject({ status: 'error', content: partial, finishReason: 'error' });
   });
@@ -331,7 +326,7 @@ describe('POST /chat when the model fails', () => {
   it('tells the reader when the model refuses a blocked prompt', async () => {
     server.gemini.blockPrompt('SAFETY');
     const reply = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
-    expect((find(reply.events, 'error') as ErrorEvent).code).toBe('answer_blocked');
+    expect(find(reply.events, 'error').code).toBe('answer_blocked');
     server.gemini.blockPrompt(null);
   });
 });
@@ -360,7 +355,7 @@ describe('POST /chat when the reader leaves', () => {
     expect(upstream).toBeDefined();
     await expect(upstream!.closed).resolves.toBe('client-disconnected');
 
-    const meta = find(events, 'meta') as MetaEvent;
+    const meta = find(events, 'meta');
     await eventually(async () => (await server.store.getConversation(meta.conversation_id))?.messages[1]?.status === 'interrupted');
     const stored = (await server.store.getConversation(meta.conversation_id))?.messages[1];
     expect(stored?.content.startsWith(answerText(events))).toBe(true);

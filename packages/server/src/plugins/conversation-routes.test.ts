@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 /** The same behaviour on every conversation backend. */
-function describeConversationsOn(backend: string, openStore: () => Promise<{ store: ConversationStore; dispose(): Promise<void> }>): void {
+function describeConversationsOn(backend: string, openStore: () => Promise<{ store: ConversationStore; dispose: () => Promise<void> }>): void {
   describe(`conversations and feedback on ${backend}`, () => {
     let server: TestServer;
     let dispose: () => Promise<void>;

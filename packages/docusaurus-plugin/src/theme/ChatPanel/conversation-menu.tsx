@@ -102,7 +102,7 @@ export function ConversationMenu({ exportHref, onShare, onDelete, disabled = fal
         onKeyDown={onMenuKeyDown}
         onBlur={(event) => {
           // Clicking or tabbing out of the menu closes it.
-          if (open && !event.currentTarget.contains(event.relatedTarget as Node | null) && event.relatedTarget !== buttonRef.current) setOpen(false);
+          if (open && !event.currentTarget.contains(event.relatedTarget) && event.relatedTarget !== buttonRef.current) setOpen(false);
         }}
       >
         <a {...item(0)} href={exportHref} download onClick={() => close(true)}>

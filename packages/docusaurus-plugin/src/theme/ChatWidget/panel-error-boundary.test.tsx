@@ -4,7 +4,7 @@ import { userEvent } from '@testing-library/user-event';
 import { useState, type ReactNode } from 'react';
 import PanelErrorBoundary from './panel-error-boundary.js';
 
-let consoleError: ReturnType<typeof jest.spyOn>;
+let consoleError: jest.SpiedFunction<typeof console.error>;
 beforeEach(() => {
   // React and the boundary both report the caught error; keep the test output readable.
   consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);

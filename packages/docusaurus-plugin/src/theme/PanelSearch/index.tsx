@@ -79,7 +79,7 @@ export default function PanelSearch({ active, onAsk, onExit, onNavigate, fetch: 
           aria-label={label}
           aria-autocomplete="list"
           aria-expanded={expanded}
-          {...(expanded ? { 'aria-controls': listboxId } : {})}
+          aria-controls={expanded ? listboxId : undefined}
           {...(expanded && navigation.activeIndex >= 0 ? { 'aria-activedescendant': optionId(listboxId, navigation.activeIndex) } : {})}
           className={styles.input}
           placeholder={translate({ id: 'docsChat.search.placeholder', message: 'Search the docs…', description: 'Placeholder of the search input' })}

@@ -81,7 +81,7 @@ describe('the navbar search', () => {
     await user.click(screen.getByRole('textbox', { name: 'A field of the page' }));
     await user.keyboard('/');
     expect(screen.queryByRole('dialog')).toBeNull();
-    expect((screen.getByRole('textbox', { name: 'A field of the page' }) as HTMLInputElement).value).toBe('/');
+    expect(screen.getByRole<HTMLInputElement>('textbox', { name: 'A field of the page' }).value).toBe('/');
     await user.click(screen.getByRole('heading', { name: 'Introduction' }));
     await user.keyboard('/');
     expect(await screen.findByRole('dialog', { name: 'Search the docs' })).toBeTruthy();

@@ -30,7 +30,9 @@ export function flattenInlineMarkup(text: string): string {
 export function proseMarkdown(text: string): string {
   const spans: string[] = [];
   const masked = flattenInlineMarkup(text).replace(CODE_SPAN, (span) => `\u0000${spans.push(span) - 1}\u0000`);
-  return masked.replace(/\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g, '\\[$1]').replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '');
+  // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
+  const maskedSpan = /\u0000(\d+)\u0000/g;
+  return masked.replace(/\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g, '\\[$1]').replace(maskedSpan, (_, index: string) => spans[Number(index)] ?? '');
 }
 
 export function codeWithoutMagicComments(code: string): string {

@@ -67,7 +67,9 @@ export function splitProse(segment: string): string[] {
   const spans: string[] = [];
   const masked = segment.replace(/\s+/g, ' ').replace(CODE_SPAN, (span) => `\u0000${spans.push(span) - 1}\u0000`);
   return masked
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'(\[*_\u0000])/)
+    // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'([*_\u0000])/)
+    // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
     .map((sentence) => sentence.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim());
 }
 
