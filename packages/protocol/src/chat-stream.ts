@@ -55,7 +55,7 @@ interface Described {
 const optionalSchemas = new WeakSet<object>();
 
 function described<T>(schema: Record<string, unknown>, options: Described | undefined): Schema<T> {
-  return (options?.problem ? { ...schema, problem: options.problem } : schema) as Schema<T>;
+  return (options?.problem ? { ...schema, problem: options.problem } : schema);
 }
 
 export const Wire = {
@@ -68,25 +68,25 @@ export const Wire = {
     return described<V[number]>({ type: 'string', enum: [...values] }, options);
   },
   literal<const V extends string>(value: V): Schema<V> {
-    return { type: 'string', const: value } as Schema<V>;
+    return { type: 'string', const: value };
   },
   number(options: { minimum?: number; maximum?: number } = {}): Schema<number> {
-    return { type: 'number', ...options } as Schema<number>;
+    return { type: 'number', ...options };
   },
   integer(options: { minimum?: number; maximum?: number } = {}): Schema<number> {
-    return { type: 'integer', ...options } as Schema<number>;
+    return { type: 'integer', ...options };
   },
   boolean(): Schema<boolean> {
-    return { type: 'boolean' } as Schema<boolean>;
+    return { type: 'boolean' };
   },
   /** The same value or `null` (the type keyword gains "null", so every other keyword still applies). */
   nullable<T>(schema: Schema<T>, options?: Described): Schema<T | null> {
     const nullable: Record<string, unknown> = { ...schema, type: [schema.type, 'null'] };
-    if (Array.isArray(schema.enum)) nullable.enum = [...schema.enum, null];
+    if (Array.isArray(schema.enum)) nullable.enum = [...(schema.enum as unknown[]), null];
     return described<T | null>(nullable, options);
   },
   array<T>(items: Schema<T>, options: { maxItems?: number } = {}): Schema<T[]> {
-    return { type: 'array', items, ...options } as Schema<T[]>;
+    return { type: 'array', items, ...options };
   },
   /** Marks an object property that may be left out. */
   optional<T>(schema: Schema<T>): OptionalSchema<T> {
@@ -106,11 +106,11 @@ export const Wire = {
   },
   /** An object whose fields this definition leaves open (a debugging aid that changes with the search code). */
   openObject<T extends object = Record<string, unknown>>(): Schema<T> {
-    return { type: 'object', additionalProperties: true } as Schema<T>;
+    return { type: 'object', additionalProperties: true };
   },
   /** Any one of the schemas. */
   anyOf<S extends readonly Schema<unknown>[]>(variants: S): Schema<Static<S[number]>> {
-    return { anyOf: [...variants] } as Schema<Static<S[number]>>;
+    return { anyOf: [...variants] };
   },
 };
 
@@ -140,7 +140,7 @@ export function firstProblem(schema: Schema<unknown>, value: unknown, path = '')
     return fits ? null : `${name} ${(schema.problem as string | undefined) ?? 'has none of the allowed shapes'}`;
   }
   const actual = typeOf(value);
-  if (schema.type !== undefined && !typeMatches(schema.type, actual)) return `${name} must be ${[schema.type].flat().join(' or ')}, not ${actual}`;
+  if (schema.type !== undefined && !typeMatches(schema.type, actual)) return `${name} must be ${[schema.type].flat().filter((type): type is string => typeof type === 'string').join(' or ')}, not ${actual}`;
   if (schema.const !== undefined && value !== schema.const) return `${name} must be ${JSON.stringify(schema.const)}`;
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) {
     return `${name} must be one of ${schema.enum.map((allowed) => JSON.stringify(allowed)).join(', ')}, not ${JSON.stringify(value)}`;

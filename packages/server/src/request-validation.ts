@@ -73,7 +73,7 @@ function describe(error: SchemaProblem, part: string): string {
   const field = part === 'querystring' ? 'parameter' : 'field';
   switch (error.keyword) {
     case 'additionalProperties': {
-      const allowed = Object.keys((schema.properties ?? {}) as object).join(', ');
+      const allowed = Object.keys((schema.properties ?? {})).join(', ');
       return `Unknown ${field} "${join(path, String(error.params.additionalProperty))}": allowed ${field}s are ${allowed}.`;
     }
     case 'required': {

@@ -25,7 +25,7 @@ async function captureStderr(run: () => Promise<number>): Promise<{ code: number
   process.stderr.write = ((chunk: string | Uint8Array) => {
     stderr += chunk.toString();
     return true;
-  }) as typeof process.stderr.write;
+  });
   try {
     return { code: await run(), stderr };
   } finally {
@@ -98,8 +98,8 @@ async function startServe(env: Record<string, string>): Promise<ServeProcess> {
   });
   let output = '';
   let errors = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
   const logs = (): Record<string, unknown>[] =>
     output
       .split('\n')
