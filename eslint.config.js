@@ -43,10 +43,7 @@ export default tseslint.config(
       '@typescript-eslint/only-throw-error': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       // `_`-prefixed names mark parameters an interface requires but this implementation does not use.
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
-      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
     },
   },
   {
@@ -108,7 +105,10 @@ export default tseslint.config(
   {
     // Focus stays in the search input (aria-activedescendant) and in the menu's items (roving focus): the listbox
     // options and the menu container are never focused themselves, and the keys are handled where focus is.
-    files: ['packages/docusaurus-plugin/src/theme/SearchResults/index.tsx', 'packages/docusaurus-plugin/src/theme/ChatPanel/conversation-menu.tsx'],
+    files: [
+      'packages/docusaurus-plugin/src/theme/SearchResults/index.tsx',
+      'packages/docusaurus-plugin/src/theme/ChatPanel/conversation-menu.tsx',
+    ],
     rules: { 'jsx-a11y/interactive-supports-focus': 'off', 'jsx-a11y/click-events-have-key-events': 'off' },
   },
   {

@@ -24,7 +24,11 @@ const common = {
 export default {
   testTimeout: 30000,
   projects: [
-    { ...common, displayName: 'core', testMatch: ['<rootDir>/packages/core/src/**/*.test.ts', '<rootDir>/packages/protocol/src/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'core',
+      testMatch: ['<rootDir>/packages/core/src/**/*.test.ts', '<rootDir>/packages/protocol/src/**/*.test.ts'],
+    },
     { ...common, displayName: 'stand-ins', testMatch: ['<rootDir>/packages/stand-ins/src/**/*.test.ts'] },
     { ...common, displayName: 'server', testMatch: ['<rootDir>/packages/server/src/**/*.test.ts'] },
     { ...common, displayName: 'eval', testMatch: ['<rootDir>/eval/src/**/*.test.ts'] },

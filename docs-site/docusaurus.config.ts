@@ -78,21 +78,24 @@ const config: Config = {
 
   // DOCS_CHAT_PLUGIN=off builds the site without the widget: eval/src/bench-bundle.ts compares both builds
   // to measure what the widget adds to a page.
-  plugins: process.env.DOCS_CHAT_PLUGIN === 'off' ? [] : [
-    [
-      '@docs-chat/docusaurus-plugin',
-      {
-        // Fixed at build time: set DOCS_CHAT_SERVER_URL when building for another environment.
-        serverUrl: process.env.DOCS_CHAT_SERVER_URL ?? 'http://localhost:8000',
-        title: 'Ask the docs-chat guide',
-        suggestedQuestions: [
-          'How do I add the chat widget to my Docusaurus site?',
-          'Which environment variables switch the vector store to Qdrant?',
-          'Why does the ingest tell me to use --rebuild?',
+  plugins:
+    process.env.DOCS_CHAT_PLUGIN === 'off'
+      ? []
+      : [
+          [
+            '@docs-chat/docusaurus-plugin',
+            {
+              // Fixed at build time: set DOCS_CHAT_SERVER_URL when building for another environment.
+              serverUrl: process.env.DOCS_CHAT_SERVER_URL ?? 'http://localhost:8000',
+              title: 'Ask the docs-chat guide',
+              suggestedQuestions: [
+                'How do I add the chat widget to my Docusaurus site?',
+                'Which environment variables switch the vector store to Qdrant?',
+                'Why does the ingest tell me to use --rebuild?',
+              ],
+            } satisfies DocsChatOptions,
+          ],
         ],
-      } satisfies DocsChatOptions,
-    ],
-  ],
 
   themeConfig: {
     colorMode: {

@@ -16,7 +16,9 @@ rmSync(outputDir, { recursive: true, force: true });
 const tsc = require.resolve('typescript/bin/tsc');
 const result = spawnSync(process.execPath, [tsc, '-p', join(packageDir, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (result.status !== 0) {
-  console.error(`${basename(packageDir)} build: tsc failed; fix the errors above and run \`npx -y pnpm@10.34.9 build\` again (it builds the packages in dependency order).`);
+  console.error(
+    `${basename(packageDir)} build: tsc failed; fix the errors above and run \`npx -y pnpm@10.34.9 build\` again (it builds the packages in dependency order).`,
+  );
   process.exit(result.status ?? 1);
 }
 

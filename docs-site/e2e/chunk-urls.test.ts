@@ -48,7 +48,9 @@ beforeAll(async () => {
 
 test('the ingest of docs-site produced chunks for every page the build lists in its permalinks file', () => {
   expect(build.permalinksFile).not.toBeNull();
-  const permalinks = JSON.parse(fs.readFileSync(build.permalinksFile as string, 'utf8')) as { docs: { source: string; permalink: string }[] };
+  const permalinks = JSON.parse(fs.readFileSync(build.permalinksFile as string, 'utf8')) as {
+    docs: { source: string; permalink: string }[];
+  };
   const filesWithChunks = new Set(chunks.map((chunk) => chunk.file));
   const pagesWithoutChunks = permalinks.docs.filter((doc) => !filesWithChunks.has(doc.source)).map((doc) => doc.source);
   expect(permalinks.docs.length).toBeGreaterThan(5);
@@ -56,15 +58,21 @@ test('the ingest of docs-site produced chunks for every page the build lists in 
 });
 
 test('every chunk URL is a site path whose page exists in the build output', () => {
-  const missing = chunks.filter((chunk) => !chunk.path.startsWith('/') || idsOf(chunk.path) === null).map((chunk) => `${chunk.url} (from ${chunk.file})`);
+  const missing = chunks
+    .filter((chunk) => !chunk.path.startsWith('/') || idsOf(chunk.path) === null)
+    .map((chunk) => `${chunk.url} (from ${chunk.file})`);
   expect(chunks.length).toBeGreaterThan(50);
   expect([...new Set(missing)]).toEqual([]);
 });
 
 test('every chunk URL is the exact permalink the plugin wrote for its source file', () => {
-  const permalinks = JSON.parse(fs.readFileSync(build.permalinksFile as string, 'utf8')) as { docs: { source: string; permalink: string }[] };
+  const permalinks = JSON.parse(fs.readFileSync(build.permalinksFile as string, 'utf8')) as {
+    docs: { source: string; permalink: string }[];
+  };
   const bySource = new Map(permalinks.docs.map((doc) => [doc.source, doc.permalink]));
-  const mismatched = chunks.filter((chunk) => bySource.get(chunk.file) !== chunk.path).map((chunk) => `${chunk.file}: ${chunk.path} (build: ${bySource.get(chunk.file) ?? 'none'})`);
+  const mismatched = chunks
+    .filter((chunk) => bySource.get(chunk.file) !== chunk.path)
+    .map((chunk) => `${chunk.file}: ${chunk.path} (build: ${bySource.get(chunk.file) ?? 'none'})`);
   expect([...new Set(mismatched)]).toEqual([]);
 });
 
@@ -80,5 +88,8 @@ test("every chunk URL's anchor is the id of a heading in that page's HTML", () =
   }
   // Most chunks sit under a heading; a suite where none did would check nothing.
   expect(anchored.length).toBeGreaterThan(chunks.length / 2);
-  expect({ notAnElement: [...new Set(notAnElement)], notAHeading: [...new Set(notAHeading)] }).toEqual({ notAnElement: [], notAHeading: [] });
+  expect({ notAnElement: [...new Set(notAnElement)], notAHeading: [...new Set(notAHeading)] }).toEqual({
+    notAnElement: [],
+    notAHeading: [],
+  });
 });

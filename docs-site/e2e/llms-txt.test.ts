@@ -20,7 +20,8 @@ test('llms.txt links every doc page of the build to a .md twin that exists', () 
   const permalinks = JSON.parse(fs.readFileSync(build.permalinksFile as string, 'utf8')) as { docs: { permalink: string }[] };
   const twins = links(llmsTxt).map((link) => new URL(link).pathname);
   expect(twins.length).toBe(permalinks.docs.length);
-  for (const doc of permalinks.docs) expect(twins).toContain(doc.permalink.endsWith('/') ? `${doc.permalink}index.html.md` : `${doc.permalink}.md`);
+  for (const doc of permalinks.docs)
+    expect(twins).toContain(doc.permalink.endsWith('/') ? `${doc.permalink}index.html.md` : `${doc.permalink}.md`);
   const missing = twins.filter((twin) => !fs.existsSync(path.join(build.buildDir, twin)));
   expect(missing).toEqual([]);
 });

@@ -48,7 +48,13 @@ async function main(): Promise<void> {
       port: serverPort,
       corsOrigin: site.origin,
       logFile: path.join(workDir, 'chat-server.log'),
-      extraEnv: { LLM_PROVIDER: 'gemini', LLM_MODEL: 'gemini-flash-latest', GEMINI_API_KEY: gemini.apiKey, GEMINI_BASE_URL: gemini.url, EMBEDDING_PROVIDER: 'local' },
+      extraEnv: {
+        LLM_PROVIDER: 'gemini',
+        LLM_MODEL: 'gemini-flash-latest',
+        GEMINI_API_KEY: gemini.apiKey,
+        GEMINI_BASE_URL: gemini.url,
+        EMBEDDING_PROVIDER: 'local',
+      },
     });
     cleanups.push(() => server.stop());
     const chromium = await launchChromium({ colorScheme: 'light' });
@@ -67,7 +73,9 @@ async function main(): Promise<void> {
       await widget.finishedAnswer(1);
       await waitForColourMode(page, 'light', '#f6f8fa');
       // Show the question at the top, with the start of the answer and its first code block under it.
-      await page.evaluate(() => document.querySelector('#docs-chat-panel .docs-chat-messages > ol > li')?.scrollIntoView({ block: 'start' }));
+      await page.evaluate(() =>
+        document.querySelector('#docs-chat-panel .docs-chat-messages > ol > li')?.scrollIntoView({ block: 'start' }),
+      );
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       const file = path.join(OUTPUT_DIR, shot.file);
       await page.screenshot({ path: file });

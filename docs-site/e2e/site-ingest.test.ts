@@ -60,12 +60,16 @@ beforeAll(async () => {
   fs.symlinkSync(path.join(SITE_DIR, 'node_modules'), path.join(siteDir, 'node_modules'), 'dir');
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS;
-  await runNode('docusaurus build of the versioned fixture site', [path.join(SITE_DIR, 'node_modules', '@docusaurus', 'core', 'bin', 'docusaurus.mjs'), 'build', '--out-dir', buildDir], {
-    cwd: siteDir,
-    env,
-    logFile: path.join(workDir, 'build.log'),
-    timeoutMs: 240_000,
-  });
+  await runNode(
+    'docusaurus build of the versioned fixture site',
+    [path.join(SITE_DIR, 'node_modules', '@docusaurus', 'core', 'bin', 'docusaurus.mjs'), 'build', '--out-dir', buildDir],
+    {
+      cwd: siteDir,
+      env,
+      logFile: path.join(workDir, 'build.log'),
+      timeoutMs: 240_000,
+    },
+  );
   report = await ingestSite();
   chunks = await indexedChunks();
 }, 360_000);
@@ -79,7 +83,16 @@ test('the ingest finds both versions, both locales, the second instance and the 
     'community:current:',
   ]);
   const scopes = new Set(chunks.map((chunk) => `${chunk.instance}:${chunk.version ?? ''}:${chunk.locale}`));
-  expect([...scopes].sort()).toEqual(['blog::en', 'blog::fr', 'community:current:en', 'community:current:fr', 'default:1.0:en', 'default:1.0:fr', 'default:current:en', 'default:current:fr']);
+  expect([...scopes].sort()).toEqual([
+    'blog::en',
+    'blog::fr',
+    'community:current:en',
+    'community:current:fr',
+    'default:1.0:en',
+    'default:1.0:fr',
+    'default:current:en',
+    'default:current:fr',
+  ]);
 });
 
 test('every cited URL is a page of the build and every anchor a heading on it', () => {
@@ -93,7 +106,10 @@ test('every cited URL is a page of the build and every anchor a heading on it', 
   }
   expect(chunks.length).toBeGreaterThan(40);
   expect(chunks.filter((chunk) => chunk.anchor !== null).length).toBeGreaterThan(chunks.length / 3);
-  expect({ missingPages: [...new Set(missingPages)], missingAnchors: [...new Set(missingAnchors)] }).toEqual({ missingPages: [], missingAnchors: [] });
+  expect({ missingPages: [...new Set(missingPages)], missingAnchors: [...new Set(missingAnchors)] }).toEqual({
+    missingPages: [],
+    missingAnchors: [],
+  });
 });
 
 test('every docs and blog page of the build is cited by some chunk', () => {
@@ -107,7 +123,9 @@ test('every docs and blog page of the build is cited by some chunk', () => {
   };
   walk(buildDir, '');
   // Pages of content: docs versions, the community instance and blog posts (not the blog's list, archive or tag pages).
-  const contentPages = built.filter((page) => /^(\/fr)?\/(docs|community)\//.test(page) || /^(\/fr)?\/blog\/(\d{4}\/|the-roadmap)/.test(page));
+  const contentPages = built.filter(
+    (page) => /^(\/fr)?\/(docs|community)\//.test(page) || /^(\/fr)?\/blog\/(\d{4}\/|the-roadmap)/.test(page),
+  );
   expect(contentPages.length).toBe(24);
   expect(contentPages.filter((page) => !cited.has(page))).toEqual([]);
 });
@@ -118,7 +136,12 @@ test('versions, locales and the blog are routed as Docusaurus routes them, untra
   expect(byUrl.get('/docs/next/intro')).toMatchObject({ version: 'current', locale: 'en' });
   expect(byUrl.get('/fr/docs/next/intro')).toMatchObject({ version: 'current', locale: 'fr', title: 'Bien démarrer avec Widgetry' });
   expect(byUrl.get('/fr/docs/next/intro')?.fallbackLocale).toBeUndefined();
-  expect(byUrl.get('/fr/docs/legacy-scripts')).toMatchObject({ version: '1.0', locale: 'fr', fallbackLocale: 'en', title: 'Legacy scripts' });
+  expect(byUrl.get('/fr/docs/legacy-scripts')).toMatchObject({
+    version: '1.0',
+    locale: 'fr',
+    fallbackLocale: 'en',
+    title: 'Legacy scripts',
+  });
   expect(byUrl.get('/blog/2024/03/01/launch')).toMatchObject({ instance: 'blog', date: '2024-03-01' });
   expect(byUrl.get('/blog/the-roadmap')).toMatchObject({ instance: 'blog', date: '2024-06-10' });
   expect(byUrl.get('/community/rules')).toMatchObject({ instance: 'community', version: 'current' });

@@ -19,7 +19,11 @@ const children = new Set();
 let stopping = false;
 
 function run(label, args, options = {}) {
-  const child = spawn(process.execPath, args, { cwd: options.cwd ?? rootDir, stdio: options.stdio ?? 'inherit', env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd ?? rootDir,
+    stdio: options.stdio ?? 'inherit',
+    env: { ...process.env, ...options.env },
+  });
   children.add(child);
   child.on('exit', () => children.delete(child));
   child.label = label;
@@ -29,7 +33,9 @@ function run(label, args, options = {}) {
 function finished(child) {
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${child.label} ${signal ? `was stopped by ${signal}` : `exited with code ${code}`}`))));
+    child.on('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${child.label} ${signal ? `was stopped by ${signal}` : `exited with code ${code}`}`)),
+    );
   });
 }
 

@@ -31,7 +31,9 @@ function darkened(background: [number, number, number], alpha: number): [number,
 
 function failures(theme: PrismTheme, highlightAlpha: number): string[] {
   const background = channels(theme.plain.backgroundColor ?? '#ffffff');
-  const colours = [theme.plain.color, ...theme.styles.map((style) => style.style.color)].filter((colour): colour is string => typeof colour === 'string');
+  const colours = [theme.plain.color, ...theme.styles.map((style) => style.style.color)].filter(
+    (colour): colour is string => typeof colour === 'string',
+  );
   return colours.flatMap((colour) =>
     [background, darkened(background, highlightAlpha)]
       .map((under) => contrast(channels(colour), under))
@@ -53,7 +55,8 @@ describe("docs-site's code themes", () => {
     const dimmed = (theme: PrismTheme): string[] => {
       // prism-react-renderer merges a token's rules in order: the last opacity given for a type wins.
       const opacity = new Map<string, number>();
-      for (const style of theme.styles) if (style.style.opacity !== undefined) for (const type of style.types) opacity.set(type, Number(style.style.opacity));
+      for (const style of theme.styles)
+        if (style.style.opacity !== undefined) for (const type of style.types) opacity.set(type, Number(style.style.opacity));
       return [...opacity].filter(([, value]) => value < 1).map(([type]) => type);
     };
     expect({ light: dimmed(lightCodeTheme), dark: dimmed(darkCodeTheme) }).toEqual({ light: [], dark: [] });

@@ -12,11 +12,15 @@ type TokenStyle = PrismTheme['styles'][number];
 
 /** The theme with the given colours swapped: `{ '#36acaa': '#0f6b69' }`. */
 function withColours(theme: PrismTheme, replacements: Record<string, string>, extraStyles: TokenStyle[] = []): PrismTheme {
-  const swap = (colour: string | undefined): string | undefined => (colour === undefined ? undefined : (replacements[colour.toLowerCase()] ?? colour));
+  const swap = (colour: string | undefined): string | undefined =>
+    colour === undefined ? undefined : (replacements[colour.toLowerCase()] ?? colour);
   return {
     plain: { ...theme.plain, color: swap(theme.plain.color) },
     styles: [
-      ...theme.styles.map((style) => ({ ...style, style: { ...style.style, ...(style.style.color ? { color: swap(style.style.color) } : {}) } })),
+      ...theme.styles.map((style) => ({
+        ...style,
+        style: { ...style.style, ...(style.style.color ? { color: swap(style.style.color) } : {}) },
+      })),
       ...extraStyles,
     ],
   };

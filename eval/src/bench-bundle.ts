@@ -175,7 +175,8 @@ async function measureSearch(build: SiteBuild, pagePath: string): Promise<Search
       await page.locator('[role="option"][data-kind="hit"]').first().waitFor({ state: 'visible', timeout: 15_000 });
     });
     const indexFile = indexRequests.find((url) => /search-index\.[0-9a-f]+\.json$/.test(url));
-    if (!indexFile) throw new Error(`The search did not fetch the static index (it fetched ${indexRequests.join(', ') || 'nothing'} under docs-chat/).`);
+    if (!indexFile)
+      throw new Error(`The search did not fetch the static index (it fetched ${indexRequests.join(', ') || 'nothing'} under docs-chat/).`);
     const docsSiteIndex = sizeOf(build.buildDir, `${site.origin}${indexFile}`);
     const redux = JSON.stringify((await loadMarkdownCorpus(REDUX_DIR)).index);
     return {
@@ -228,7 +229,19 @@ export async function benchBundle(pages: string[]): Promise<{ pages: PageFigures
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 
 function printTable(figures: PageFigures[], search: SearchFigures): void {
-  const rows = [['page', 'initial JS without', 'initial JS with', 'plugin initial JS (launcher + search button)', 'budget', 'panel (JS, on open)', 'budget', 'launcher CSS', 'panel CSS']];
+  const rows = [
+    [
+      'page',
+      'initial JS without',
+      'initial JS with',
+      'plugin initial JS (launcher + search button)',
+      'budget',
+      'panel (JS, on open)',
+      'budget',
+      'launcher CSS',
+      'panel CSS',
+    ],
+  ];
   for (const figure of figures) {
     rows.push([
       figure.page,
@@ -263,13 +276,20 @@ async function main(argv: string[]): Promise<number> {
     if (argument === '--json') json = true;
     else if (argument === '--page' && argv[index + 1]) pages.push(argv[++index] as string);
     else {
-      process.stderr.write(`bench-bundle: unknown argument ${argument}. Usage: node --import tsx eval/src/bench-bundle.ts [--json] [--page /docs/intro]...\n`);
+      process.stderr.write(
+        `bench-bundle: unknown argument ${argument}. Usage: node --import tsx eval/src/bench-bundle.ts [--json] [--page /docs/intro]...\n`,
+      );
       return 2;
     }
   }
   const figures = await benchBundle(pages.length > 0 ? pages : ['/docs/intro', '/']);
   if (json) {
-    const budgets = { launcherGzip: LAUNCHER_BUDGET, panelGzip: PANEL_BUDGET, docsSiteIndexGzip: DOCS_SITE_INDEX_BUDGET, reduxIndexGzip: REDUX_INDEX_BUDGET };
+    const budgets = {
+      launcherGzip: LAUNCHER_BUDGET,
+      panelGzip: PANEL_BUDGET,
+      docsSiteIndexGzip: DOCS_SITE_INDEX_BUDGET,
+      reduxIndexGzip: REDUX_INDEX_BUDGET,
+    };
     process.stdout.write(`${JSON.stringify({ budgets, ...figures }, null, 2)}\n`);
   } else printTable(figures.pages, figures.search);
   return 0;

@@ -342,7 +342,13 @@ async function runPhase(
     firstTokenMax: percentile(firstTokens, 1),
     answersPerSecond: samples.length / elapsedSeconds,
     healthP95: readers > 1 ? percentile(healthTimes, 0.95) : null,
-    metricsScrape: { p50: percentile(metricsTimes, 0.5), p95: percentile(metricsTimes, 0.95), max: percentile(metricsTimes, 1), scrapes: metricsTimes.length, renderP95: percentile(renderTimes, 0.95) },
+    metricsScrape: {
+      p50: percentile(metricsTimes, 0.5),
+      p95: percentile(metricsTimes, 0.95),
+      max: percentile(metricsTimes, 1),
+      scrapes: metricsTimes.length,
+      renderP95: percentile(renderTimes, 0.95),
+    },
     failures: [...new Set(failures)].slice(0, 5),
     cpuMsPerAnswer,
     loadAverage: loadavg()[0]!,
@@ -464,7 +470,9 @@ async function main(): Promise<void> {
       return;
     }
     log(`Conversations: ${conversations}. Server processes: WORKERS=${workers}.`);
-    log(`Retrieval cache: ${args.has('--no-cache') ? 'off (every answer searches the index)' : 'on (the 38 questions repeat, so most searches are cache hits)'}.`);
+    log(
+      `Retrieval cache: ${args.has('--no-cache') ? 'off (every answer searches the index)' : 'on (the 38 questions repeat, so most searches are cache hits)'}.`,
+    );
 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -557,8 +565,12 @@ async function main(): Promise<void> {
       );
     } else {
       log('');
-      log('round | readers | answers | errors | first token p50 | p95    | max    | answers/s | /health p95 | loop p99 worst/median | CPU ms/answer: server, stand-in, load gen | load avg');
-      log('------|---------|---------|--------|-----------------|--------|--------|-----------|-------------|-----------------------|-------------------------------------------|---------');
+      log(
+        'round | readers | answers | errors | first token p50 | p95    | max    | answers/s | /health p95 | loop p99 worst/median | CPU ms/answer: server, stand-in, load gen | load avg',
+      );
+      log(
+        '------|---------|---------|--------|-----------------|--------|--------|-----------|-------------|-----------------------|-------------------------------------------|---------',
+      );
       rounds.forEach((results, round) => {
         for (const result of results) {
           log(
@@ -573,23 +585,32 @@ async function main(): Promise<void> {
         for (const readers of PHASE_READERS) {
           const results = phase(readers);
           log(
-            `spread over ${repeats} rounds at ${readers} reader(s): first token p95 ${spread(results.map((result) => result.firstTokenP95))} ms, server CPU ${spread(results.map((result) => result.cpuMsPerAnswer.server), 2)} ms/answer, loop p99 worst ${spread(results.map((result) => result.eventLoopP99.worst))} ms, load average ${spread(results.map((result) => result.loadAverage))}`,
+            `spread over ${repeats} rounds at ${readers} reader(s): first token p95 ${spread(results.map((result) => result.firstTokenP95))} ms, server CPU ${spread(
+              results.map((result) => result.cpuMsPerAnswer.server),
+              2,
+            )} ms/answer, loop p99 worst ${spread(results.map((result) => result.eventLoopP99.worst))} ms, load average ${spread(results.map((result) => result.loadAverage))}`,
           );
         }
         log('');
       }
       for (const result of all) {
-        log(`GET /metrics scrape at ${result.readers} reader(s): p50 ${format(result.metricsScrape.p50)} ms, p95 ${format(result.metricsScrape.p95)} ms, max ${format(result.metricsScrape.max)} ms (${result.metricsScrape.scrapes} scrapes); rendering p95 ${format(result.metricsScrape.renderP95, 2)} ms`);
+        log(
+          `GET /metrics scrape at ${result.readers} reader(s): p50 ${format(result.metricsScrape.p50)} ms, p95 ${format(result.metricsScrape.p95)} ms, max ${format(result.metricsScrape.max)} ms (${result.metricsScrape.scrapes} scrapes); rendering p95 ${format(result.metricsScrape.renderP95, 2)} ms`,
+        );
       }
       log(`/health p95 idle ${format(percentile(idleHealth, 0.95))} ms; worst under load ${format(healthP95)} ms`);
       log(`server RSS ${format(startRssMb)} MB after start, peak ${format(peakRssMb)} MB (largest single process)`);
-      log(`machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadAfter.toFixed(1)} after the run (other processes share these CPUs)`);
+      log(
+        `machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadAfter.toFixed(1)} after the run (other processes share these CPUs)`,
+      );
       log('');
       log(`target first token p50 <= ${TARGETS.p50At50} ms at 50: ${checks.firstTokenP50At50 ? 'met' : 'MISSED'}`);
       log(`target first token p95 <= ${TARGETS.p95At50} ms at 50: ${checks.firstTokenP95At50 ? 'met' : 'MISSED'}`);
       log(`target first token p95 <= ${TARGETS.p95At200} ms at 200: ${checks.firstTokenP95At200 ? 'met' : 'MISSED'}`);
       log(`target server CPU <= ${TARGETS.cpuPerAnswerAt200} ms per answer at 200: ${checks.cpuPerAnswerAt200 ? 'met' : 'MISSED'}`);
-      log(`target event-loop p99 <= ${TARGETS.eventLoopP99} ms in every phase: ${checks.eventLoopP99 ? 'met' : `MISSED (worst ${format(eventLoopWorst)} ms)`}`);
+      log(
+        `target event-loop p99 <= ${TARGETS.eventLoopP99} ms in every phase: ${checks.eventLoopP99 ? 'met' : `MISSED (worst ${format(eventLoopWorst)} ms)`}`,
+      );
       log(`target no errors: ${checks.noErrors ? 'met' : `MISSED (${totalErrors})`}`);
       log(`target server memory < ${TARGETS.rssMb} MB per process: ${checks.memory ? 'met' : 'MISSED'}`);
       log(`target /health p95 <= ${TARGETS.healthP95} ms: ${checks.healthP95 ? 'met' : 'MISSED'}`);

@@ -23,7 +23,10 @@ const CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..
 const json = process.argv.includes('--json');
 
 function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: repo, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+  });
 }
 
 interface Step {
@@ -44,7 +47,13 @@ async function main(): Promise<void> {
     git(work, 'init', '--quiet', '--initial-branch=main', repo);
     git(repo, 'add', '-A');
     git(repo, 'commit', '--quiet', '-m', 'corpus');
-    const config = loadCoreConfig({ DATA_DIR: path.join(work, 'data'), EMBEDDING_PROVIDER: 'local', GIT_URL: repo, GIT_REF: 'main', GIT_PATH: 'docs' });
+    const config = loadCoreConfig({
+      DATA_DIR: path.join(work, 'data'),
+      EMBEDDING_PROVIDER: 'local',
+      GIT_URL: repo,
+      GIT_REF: 'main',
+      GIT_PATH: 'docs',
+    });
     const steps: Step[] = [];
     const run = async (step: string): Promise<IngestReport> => {
       const started = performance.now();
@@ -72,7 +81,10 @@ async function main(): Promise<void> {
 
     const changed = 'docs/faq/General.md';
     const pagesBefore = first.files.total;
-    await appendFile(path.join(repo, changed), '\n\n## A section added by the benchmark\n\nA benchmark paragraph about reducer composition.\n');
+    await appendFile(
+      path.join(repo, changed),
+      '\n\n## A section added by the benchmark\n\nA benchmark paragraph about reducer composition.\n',
+    );
     git(repo, 'add', '-A');
     git(repo, 'commit', '--quiet', '-m', 'edit one page');
     const one = await run(`one file changed (${changed})`);
@@ -86,7 +98,9 @@ async function main(): Promise<void> {
     if (json) {
       process.stdout.write(`${JSON.stringify({ corpus: CORPUS, pages: pagesBefore, changedFileChunks: chunksOfFile, steps }, null, 2)}\n`);
     } else {
-      process.stdout.write(`Redux corpus (${pagesBefore} pages) synced from a local git repository, EMBEDDING_PROVIDER=local, embedded store\n`);
+      process.stdout.write(
+        `Redux corpus (${pagesBefore} pages) synced from a local git repository, EMBEDDING_PROVIDER=local, embedded store\n`,
+      );
       for (const step of steps) {
         process.stdout.write(
           `${step.step.padEnd(46)} ${step.seconds.toFixed(2).padStart(6)} s  commits ${step.range}  ${step.mode.padEnd(20)} files ${step.files.padEnd(18)} chunks sent to the embedder ${String(step.chunksEmbedded).padStart(5)}  embedding calls ${step.embeddingCalls}\n`,

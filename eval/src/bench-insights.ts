@@ -44,13 +44,45 @@ const benchUrl = adminUrl.replace(/\/[^/?]*(\?.*)?$/, `/${DATABASE}$1`).replace(
 
 // Topics and wordings combine into a few thousand distinct questions, asked with a long tail as real readers do.
 const TOPICS = [
-  'install the widget', 'configure the server', 'set the admin token', 'use Postgres for conversations', 'run the ingest',
-  'change the embedding model', 'deploy with Docker', 'add the plugin to docusaurus.config.js', 'limit requests per minute',
-  'translate the widget', 'search a versioned site', 'index JSON records', 'sync docs from git', 'read the health check',
-  'rate an answer', 'highlight text and ask', 'use Qdrant', 'back up the data directory', 'rotate the API key', 'enable CORS',
+  'install the widget',
+  'configure the server',
+  'set the admin token',
+  'use Postgres for conversations',
+  'run the ingest',
+  'change the embedding model',
+  'deploy with Docker',
+  'add the plugin to docusaurus.config.js',
+  'limit requests per minute',
+  'translate the widget',
+  'search a versioned site',
+  'index JSON records',
+  'sync docs from git',
+  'read the health check',
+  'rate an answer',
+  'highlight text and ask',
+  'use Qdrant',
+  'back up the data directory',
+  'rotate the API key',
+  'enable CORS',
 ];
-const OFF_TOPIC = ['bake banana bread', 'book a flight to Lisbon', 'fix my car brakes', 'learn to play chess', 'grow tomatoes indoors', 'file my taxes'];
-const WORDINGS = ['How do I {t}?', 'how to {t}', 'Can I {t}?', 'What is the best way to {t}?', 'Is there a guide to {t}?', 'Steps to {t}', 'I cannot {t}, help', 'Where do I {t}?'];
+const OFF_TOPIC = [
+  'bake banana bread',
+  'book a flight to Lisbon',
+  'fix my car brakes',
+  'learn to play chess',
+  'grow tomatoes indoors',
+  'file my taxes',
+];
+const WORDINGS = [
+  'How do I {t}?',
+  'how to {t}',
+  'Can I {t}?',
+  'What is the best way to {t}?',
+  'Is there a guide to {t}?',
+  'Steps to {t}',
+  'I cannot {t}, help',
+  'Where do I {t}?',
+];
 const PAGES = Array.from({ length: 120 }, (_, index) => `https://docs.example.com/docs/page-${index}`);
 
 interface Seeded {
@@ -74,8 +106,17 @@ async function seed(sql: postgres.Sql): Promise<Seeded> {
     const size = Math.min(batch, questionsWanted - written);
     const conversations: string[] = [];
     const rows: {
-      id: string; conversation_id: string; role: string; content: string; mode: string; sources: string; status: string;
-      finish_reason: string | null; created_at: string; page_url: string | null; page_title: string | null;
+      id: string;
+      conversation_id: string;
+      role: string;
+      content: string;
+      mode: string;
+      sources: string;
+      status: string;
+      finish_reason: string | null;
+      created_at: string;
+      page_url: string | null;
+      page_title: string | null;
     }[] = [];
     const votes: { message_id: string; rating: string }[] = [];
     let conversation = randomUUID();
@@ -90,25 +131,52 @@ async function seed(sql: postgres.Sql): Promise<Seeded> {
       const selection = random() < 0.1;
       const offTopic = !selection && random() < 0.1;
       const topic = offTopic ? pick(OFF_TOPIC) : pick(TOPICS);
-      const question = selection ? 'What does this mean?' : pick(WORDINGS).replace('{t}', topic) + (random() < 0.2 ? ` (${Math.floor(random() * 50)})` : '');
+      const question = selection
+        ? 'What does this mean?'
+        : pick(WORDINGS).replace('{t}', topic) + (random() < 0.2 ? ` (${Math.floor(random() * 50)})` : '');
       const outcome = random();
       const failed = outcome < 0.03;
       const page = pick(PAGES);
-      const sources = offTopic || failed || selection
-        ? []
-        : [0, 1, 2].slice(0, 1 + Math.floor(random() * 3)).map(() => {
-            const cited = pick(PAGES);
-            return { file: `${cited.slice(cited.lastIndexOf('/') + 1)}.md`, title: `Page ${cited.slice(cited.lastIndexOf('-') + 1)}`, heading: 'Usage', headingPath: ['Page', 'Usage'], url: `${cited}#usage`, score: 0.8 };
-          });
+      const sources =
+        offTopic || failed || selection
+          ? []
+          : [0, 1, 2].slice(0, 1 + Math.floor(random() * 3)).map(() => {
+              const cited = pick(PAGES);
+              return {
+                file: `${cited.slice(cited.lastIndexOf('/') + 1)}.md`,
+                title: `Page ${cited.slice(cited.lastIndexOf('-') + 1)}`,
+                heading: 'Usage',
+                headingPath: ['Page', 'Usage'],
+                url: `${cited}#usage`,
+                score: 0.8,
+              };
+            });
       const answerId = randomUUID();
       rows.push({
-        id: randomUUID(), conversation_id: conversation, role: 'user', content: question, mode: selection ? 'selection' : 'general', sources: '[]',
-        status: 'complete', finish_reason: null, created_at: at.toISOString(), page_url: selection || random() < 0.5 ? page : null, page_title: 'A page',
+        id: randomUUID(),
+        conversation_id: conversation,
+        role: 'user',
+        content: question,
+        mode: selection ? 'selection' : 'general',
+        sources: '[]',
+        status: 'complete',
+        finish_reason: null,
+        created_at: at.toISOString(),
+        page_url: selection || random() < 0.5 ? page : null,
+        page_title: 'A page',
       });
       rows.push({
-        id: answerId, conversation_id: conversation, role: 'assistant', content: offTopic ? 'The documentation does not cover this.' : 'An answer citing [1].',
-        mode: selection ? 'selection' : 'general', sources: JSON.stringify(sources), status: failed ? 'error' : 'complete',
-        finish_reason: failed ? 'error' : offTopic ? 'no_answer' : 'stop', created_at: new Date(at.getTime() + 2000).toISOString(), page_url: null, page_title: null,
+        id: answerId,
+        conversation_id: conversation,
+        role: 'assistant',
+        content: offTopic ? 'The documentation does not cover this.' : 'An answer citing [1].',
+        mode: selection ? 'selection' : 'general',
+        sources: JSON.stringify(sources),
+        status: failed ? 'error' : 'complete',
+        finish_reason: failed ? 'error' : offTopic ? 'no_answer' : 'stop',
+        created_at: new Date(at.getTime() + 2000).toISOString(),
+        page_url: null,
+        page_title: null,
       });
       const vote = random();
       if (vote < 0.05) votes.push({ message_id: answerId, rating: 'up' });

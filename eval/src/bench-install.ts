@@ -84,9 +84,19 @@ const result = {
   pluginDependenciesAdded: added.length,
   pluginDependenciesAddedList: added,
   heavyInSite: added.filter((entry) => /^(@google\/genai|openai|@qdrant\/|remark|unified|@docs-chat\/core)/.test(entry)),
-  siteInstallBuildSeconds: { without: Math.round(withoutMs / 100) / 10, with: Math.round(withMs / 100) / 10, ratio: Math.round((withMs / withoutMs) * 100) / 100 },
-  siteRuns: { without: without.map(({ installMs, buildMs }) => ({ installMs: Math.round(installMs), buildMs: Math.round(buildMs) })), with: withPlugin.map(({ installMs, buildMs }) => ({ installMs: Math.round(installMs), buildMs: Math.round(buildMs) })) },
-  serverInstallMB: { withoutOptional: mb(directorySize(path.join(serverLean, 'node_modules'))), default: mb(directorySize(path.join(serverFull, 'node_modules'))) },
+  siteInstallBuildSeconds: {
+    without: Math.round(withoutMs / 100) / 10,
+    with: Math.round(withMs / 100) / 10,
+    ratio: Math.round((withMs / withoutMs) * 100) / 100,
+  },
+  siteRuns: {
+    without: without.map(({ installMs, buildMs }) => ({ installMs: Math.round(installMs), buildMs: Math.round(buildMs) })),
+    with: withPlugin.map(({ installMs, buildMs }) => ({ installMs: Math.round(installMs), buildMs: Math.round(buildMs) })),
+  },
+  serverInstallMB: {
+    withoutOptional: mb(directorySize(path.join(serverLean, 'node_modules'))),
+    default: mb(directorySize(path.join(serverFull, 'node_modules'))),
+  },
 };
 if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {

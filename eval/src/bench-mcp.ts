@@ -122,7 +122,10 @@ async function measureInProcess(coreEnv: Record<string, string>, questions: stri
         const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         await server.connect(transport);
         const response = await transport.handleRequest(
-          new Request('http://localhost/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }),
+          new Request('http://localhost/mcp', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          }),
           { parsedBody: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_docs', arguments: { query, k: 5 } } } },
         );
         await response.text();
@@ -197,7 +200,11 @@ async function warmUp(client: Client, questions: string[]): Promise<void> {
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false }, rounds: { type: 'string', default: '3' }, agents: { type: 'string', default: '10' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '3' },
+      agents: { type: 'string', default: '10' },
+    },
     strict: true,
   });
   const rounds = Number(values.rounds);
@@ -212,8 +219,14 @@ async function main(argv: string[]): Promise<number> {
   try {
     const coreEnv = { DATA_DIR: dataDir, DOCS_DIR: REDUX_DIR, EMBEDDING_PROVIDER: 'local', VECTOR_STORE: 'embedded' };
     const report = await runIngest(loadCoreConfig(coreEnv), {});
-    log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}, Node ${process.version}.`);
-    log(`Redux corpus: ${report.files.total} files / ${report.chunks.total} chunks (local embedder, embedded store); ${questions.length} questions × ${rounds} rounds per agent; retrieval cache off.`);
+    log(
+      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}, Node ${process.version}.`,
+    );
+    log(
+      `Redux corpus: ${report.files.total} files / ${report.chunks.total} chunks (local embedder, embedded store); ${questions.length} questions × ${rounds} rounds per agent; retrieval cache off.`,
+    );
     const inProcess = await measureInProcess(coreEnv, questions, rounds);
     log(
       `In process (${inProcess.calls} searches): retriever.search p50 ${inProcess.directP50Ms} ms, p95 ${inProcess.directP95Ms} ms; ` +
@@ -227,7 +240,11 @@ async function main(argv: string[]): Promise<number> {
     const url = `http://127.0.0.1:${port}`;
     const logFile = path.join(dataDir, 'server.log');
     const logFd = openSync(logFile, 'a');
-    child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { cwd: REPO_ROOT, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', logFd, logFd] });
+    child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+      cwd: REPO_ROOT,
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', logFd, logFd],
+    });
     closeSync(logFd);
     await waitHealthy(url, child, logFile);
     for (let agent = 0; agent < agents; agent += 1) {
@@ -246,7 +263,9 @@ async function main(argv: string[]): Promise<number> {
 
     // 2. stdio against docs-chat mcp.
     const stdio = new Client({ name: 'bench-stdio', version: '1.0.0' });
-    await stdio.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'mcp'], cwd: REPO_ROOT, env, stderr: 'ignore' }));
+    await stdio.connect(
+      new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'mcp'], cwd: REPO_ROOT, env, stderr: 'ignore' }),
+    );
     clients.push(stdio);
     await warmUp(stdio, questions);
     phases.push(await measure([stdio], questions, rounds, 'stdio'));
@@ -263,11 +282,20 @@ async function main(argv: string[]): Promise<number> {
     log('\nMCP search_docs (k = 5), redux index, latency measured in the SDK client:');
     log('| transport | agents (clients) | calls | errors | p50 | p95 | max |');
     log('| --- | --- | --- | --- | --- | --- | --- |');
-    for (const phase of phases) log(`| ${phase.transport} | ${phase.agents} | ${phase.calls} | ${phase.errors} | ${phase.p50Ms} ms | ${phase.p95Ms} ms | ${phase.maxMs} ms |`);
-    log(`Load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(' ')} (2 cores shared with other work inflate the tails).`);
+    for (const phase of phases)
+      log(
+        `| ${phase.transport} | ${phase.agents} | ${phase.calls} | ${phase.errors} | ${phase.p50Ms} ms | ${phase.p95Ms} ms | ${phase.maxMs} ms |`,
+      );
+    log(
+      `Load average at the end: ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')} (2 cores shared with other work inflate the tails).`,
+    );
     const single = phases.filter((phase) => phase.agents === 1 && phase.transport !== 'GET /search');
     const worst = Math.max(...single.map((phase) => phase.p95Ms));
-    log(`Target: search_docs p95 (one agent, both transports) ${worst} <= ${TARGET_P95_MS} ms ${worst <= TARGET_P95_MS && single.every((phase) => phase.errors === 0) ? 'ok' : 'OVER'}.`);
+    log(
+      `Target: search_docs p95 (one agent, both transports) ${worst} <= ${TARGET_P95_MS} ms ${worst <= TARGET_P95_MS && single.every((phase) => phase.errors === 0) ? 'ok' : 'OVER'}.`,
+    );
   }
   return 0;
 }

@@ -76,7 +76,9 @@ async function main(): Promise<void> {
     return;
   }
   console.log(`metrics CPU per answer: ${result.perAnswerCpuUs} µs (wall ${result.perAnswerWallUs} µs), over ${ANSWERS} answers`);
-  console.log(`one scrape (registry.metrics()): ${result.scrape.cpuMs} ms CPU, p50 ${result.scrape.p50Ms} ms, p95 ${result.scrape.p95Ms} ms, ${result.scrape.bytes} bytes`);
+  console.log(
+    `one scrape (registry.metrics()): ${result.scrape.cpuMs} ms CPU, p50 ${result.scrape.p50Ms} ms, p95 ${result.scrape.p95Ms} ms, ${result.scrape.bytes} bytes`,
+  );
   console.log(`1-minute load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} CPUs (CPU times barely move with it; wall times do)`);
 }
 

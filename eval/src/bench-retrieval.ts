@@ -105,7 +105,10 @@ function measureInChild(dataDir: string, questions: string[]): Promise<{ p50: nu
       process.execPath,
       ['--import', 'tsx', script, '--child', dataDir],
       { cwd: REPO_ROOT, env: { ...process.env, BENCH_QUESTIONS: JSON.stringify(questions) }, maxBuffer: 1 << 20 },
-      (error, stdout) => (error ? reject(new Error(`the measuring process failed: ${error.message}`, { cause: error })) : resolve(JSON.parse(stdout) as { p50: number; p95: number; rss: number; loadMs: number })),
+      (error, stdout) =>
+        error
+          ? reject(new Error(`the measuring process failed: ${error.message}`, { cause: error }))
+          : resolve(JSON.parse(stdout) as { p50: number; p95: number; rss: number; loadMs: number }),
     );
   });
 }
@@ -113,12 +116,15 @@ function measureInChild(dataDir: string, questions: string[]): Promise<{ p50: nu
 async function child(dataDir: string): Promise<void> {
   const questions = JSON.parse(process.env.BENCH_QUESTIONS ?? '[]') as string[];
   const { timings, loadMs } = await timeSearches(dataDir, questions, 5, HASHING);
-  process.stdout.write(JSON.stringify({ p50: percentile(timings, 0.5), p95: percentile(timings, 0.95), rss: process.memoryUsage().rss / 1e6, loadMs }));
+  process.stdout.write(
+    JSON.stringify({ p50: percentile(timings, 0.5), p95: percentile(timings, 0.95), rss: process.memoryUsage().rss / 1e6, loadMs }),
+  );
 }
 
 /** The synthetic index's embedder (see the header). */
 const HASHING = { EMBEDDING_PROVIDER: 'local' };
-const defaultsEnv = (): Record<string, string | undefined> => (process.env.EMBEDDING_PROVIDER ? { EMBEDDING_PROVIDER: process.env.EMBEDDING_PROVIDER } : {});
+const defaultsEnv = (): Record<string, string | undefined> =>
+  process.env.EMBEDDING_PROVIDER ? { EMBEDDING_PROVIDER: process.env.EMBEDDING_PROVIDER } : {};
 
 export async function runRetrievalBench(options: { synthetic: number; log?: (line: string) => void }): Promise<RetrievalBenchResult> {
   const log = options.log ?? (() => undefined);

@@ -24,7 +24,8 @@ const ROUNDS = 7;
 const SERIALIZE_CALLS = 20_000;
 const REQUESTS = 2_000;
 
-const WORDS = 'the ingest reads every page splits it into sections embeds them and stores vectors beside the text so a question finds'.split(' ');
+const WORDS =
+  'the ingest reads every page splits it into sections embeds them and stores vectors beside the text so a question finds'.split(' ');
 
 function sentence(length: number, seed: number): string {
   const words: string[] = [];
@@ -90,7 +91,13 @@ async function main(): Promise<void> {
       }
     }
     for (const name of ['schema', 'stringify'] as const) {
-      rows.push({ k, serializer: name, serializeMicros: median(serializeTimes[name]), requestMicros: median(requestTimes[name]), bytes: Buffer.byteLength(JSON.stringify(body)) });
+      rows.push({
+        k,
+        serializer: name,
+        serializeMicros: median(serializeTimes[name]),
+        requestMicros: median(requestTimes[name]),
+        bytes: Buffer.byteLength(JSON.stringify(body)),
+      });
     }
     await apps.schema.close();
     await apps.stringify.close();

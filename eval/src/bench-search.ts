@@ -78,7 +78,9 @@ async function bundleEngine(): Promise<string> {
 
 /** Every prefix (two characters and up) of each question: what a reader typing it searches for. */
 function typedPrefixes(questions: string[]): string[] {
-  return questions.flatMap((question) => Array.from({ length: Math.max(0, question.length - 1) }, (_, index) => question.slice(0, index + 2)));
+  return questions.flatMap((question) =>
+    Array.from({ length: Math.max(0, question.length - 1) }, (_, index) => question.slice(0, index + 2)),
+  );
 }
 
 export interface StaticEngineFigures {
@@ -106,12 +108,23 @@ async function measureStaticEngine(corpus: string, docsDir: string, queries: str
       await page.route('http://bench.invalid/**', (route) => {
         const url = route.request().url();
         if (url.endsWith('/index.json')) return route.fulfill({ status: 200, contentType: 'application/json', body: indexText });
-        return route.fulfill({ status: 200, contentType: 'text/html', body: `<!doctype html><meta charset="utf-8"><script>${engineScript}</script>` });
+        return route.fulfill({
+          status: 200,
+          contentType: 'text/html',
+          body: `<!doctype html><meta charset="utf-8"><script>${engineScript}</script>`,
+        });
       });
       await page.goto('http://bench.invalid/');
       const measured = await page.evaluate(
         async ({ queries: typed, timeQueries }) => {
-          const api = (globalThis as unknown as { DocsChatSearch: { createSearchEngine(file: unknown): { search(query: string, options?: { limit?: number }): unknown }; parseSearchIndex(value: unknown): unknown } }).DocsChatSearch;
+          const api = (
+            globalThis as unknown as {
+              DocsChatSearch: {
+                createSearchEngine(file: unknown): { search(query: string, options?: { limit?: number }): unknown };
+                parseSearchIndex(value: unknown): unknown;
+              };
+            }
+          ).DocsChatSearch;
           const text = await (await fetch('/index.json')).text();
           const started = performance.now();
           const engine = api.createSearchEngine(api.parseSearchIndex(JSON.parse(text)));
@@ -190,7 +203,9 @@ function search(agent: Agent, url: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { agent, headers: { accept: 'application/json' } }, (response) => {
       response.resume();
-      response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`HTTP ${response.statusCode}`))));
+      response.on('end', () =>
+        response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`HTTP ${response.statusCode}`)),
+      );
     });
     request.on('error', reject);
     request.end();
@@ -253,7 +268,9 @@ async function measureServerTyping(questions: string[], noCache: boolean, log: (
   try {
     const coreEnv = { DATA_DIR: dataDir, DOCS_DIR: REDUX_DIR, EMBEDDING_PROVIDER: 'local', VECTOR_STORE: 'embedded' };
     const report = await runIngest(loadCoreConfig(coreEnv), {});
-    log(`Server: ingested ${report.files.total} files / ${report.chunks.total} chunks of the redux corpus (local embedder, embedded store); retrieval cache ${noCache ? 'off' : 'on'}.`);
+    log(
+      `Server: ingested ${report.files.total} files / ${report.chunks.total} chunks of the redux corpus (local embedder, embedded store); retrieval cache ${noCache ? 'off' : 'on'}.`,
+    );
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const logFd = openSync(path.join(dataDir, 'server.log'), 'a');
@@ -274,7 +291,8 @@ async function measureServerTyping(questions: string[], noCache: boolean, log: (
     closeSync(logFd);
     const deadline = Date.now() + 90_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`docs-chat serve exited with ${child.exitCode}; see ${path.join(dataDir, 'server.log')}`);
+      if (child.exitCode !== null)
+        throw new Error(`docs-chat serve exited with ${child.exitCode}; see ${path.join(dataDir, 'server.log')}`);
       try {
         if ((await fetch(`${url}/health`)).status === 200) break;
       } catch {
@@ -302,7 +320,11 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string): void => void (json ? process.stderr : process.stdout).write(`${line}\n`);
   const questions = (await readQuestionSet(REDUX_QUESTIONS)).map((question) => question.question);
   const engineScript = await bundleEngine();
-  log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}.`);
+  log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}.`,
+  );
   log(`Engine bundle: ${kb(Buffer.byteLength(engineScript))}, ${kb(gzipSync(engineScript, { level: 9 }).length)} gzip (with the stemmer).`);
   const redux = await measureStaticEngine('redux', REDUX_DIR, typedPrefixes(questions), engineScript);
   const docsSite = await measureStaticEngine('docs-site', DOCS_SITE_DIR, typedPrefixes(questions.slice(0, 10)), engineScript);
@@ -329,10 +351,15 @@ async function main(argv: string[]): Promise<number> {
       log('| typists | requests | req/s | errors | p50 | p95 | max | server CPU per request | load average |');
       log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
       for (const phase of server) {
-        log(`| ${phase.typists} | ${phase.requests} | ${phase.requestsPerSecond} | ${phase.errors} | ${phase.p50Ms} ms | ${phase.p95Ms} ms | ${phase.maxMs} ms | ${phase.serverCpuMsPerRequest} ms | ${phase.loadAverage} |`);
+        log(
+          `| ${phase.typists} | ${phase.requests} | ${phase.requestsPerSecond} | ${phase.errors} | ${phase.p50Ms} ms | ${phase.p95Ms} ms | ${phase.maxMs} ms | ${phase.serverCpuMsPerRequest} ms | ${phase.loadAverage} |`,
+        );
       }
       const fifty = server.find((phase) => phase.typists === 50);
-      if (fifty) log(`Target: p95 at 50 typists ${fifty.p95Ms} <= ${TARGETS.serverP95Ms} ms ${verdict(fifty.p95Ms <= TARGETS.serverP95Ms && fifty.errors === 0)}.`);
+      if (fifty)
+        log(
+          `Target: p95 at 50 typists ${fifty.p95Ms} <= ${TARGETS.serverP95Ms} ms ${verdict(fifty.p95Ms <= TARGETS.serverP95Ms && fifty.errors === 0)}.`,
+        );
     }
   }
   return 0;

@@ -25,9 +25,24 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const scripts = [
   { key: 'retrieval', name: 'Retrieval', file: 'bench-retrieval.ts', args: [] },
-  { key: 'chat', name: 'Chat: readers pausing about 1 s between questions, 3 rounds (retrieval cache on)', file: 'bench-chat.ts', args: ['--think-ms', '1000', '--repeat', '3'] },
-  { key: 'chat-uncached', name: 'Chat: readers, retrieval cache off (every answer searches the index)', file: 'bench-chat.ts', args: ['--think-ms', '1000', '--no-cache'] },
-  { key: 'chat-workers', name: 'Chat: readers, WORKERS=auto (one server process per core; needs PostgreSQL)', file: 'bench-chat.ts', args: ['--think-ms', '1000', '--workers', 'auto'] },
+  {
+    key: 'chat',
+    name: 'Chat: readers pausing about 1 s between questions, 3 rounds (retrieval cache on)',
+    file: 'bench-chat.ts',
+    args: ['--think-ms', '1000', '--repeat', '3'],
+  },
+  {
+    key: 'chat-uncached',
+    name: 'Chat: readers, retrieval cache off (every answer searches the index)',
+    file: 'bench-chat.ts',
+    args: ['--think-ms', '1000', '--no-cache'],
+  },
+  {
+    key: 'chat-workers',
+    name: 'Chat: readers, WORKERS=auto (one server process per core; needs PostgreSQL)',
+    file: 'bench-chat.ts',
+    args: ['--think-ms', '1000', '--workers', 'auto'],
+  },
   { key: 'stress', name: 'Chat: closed loop (stress)', file: 'bench-chat.ts', args: ['--think-ms', '0'] },
   { key: 'bundle', name: 'Widget bundle size and static search index', file: 'bench-bundle.ts', args: [] },
   { key: 'search', name: 'Search: the in-browser engine in Chromium and GET /search as readers type', file: 'bench-search.ts', args: [] },
@@ -38,7 +53,10 @@ const scripts = [
 
 function run(file: string, args: string[]): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, file), ...args], { stdio: 'inherit', cwd: path.resolve(here, '../..') });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, file), ...args], {
+      stdio: 'inherit',
+      cwd: path.resolve(here, '../..'),
+    });
     child.on('exit', (code) => resolve(code ?? 1));
   });
 }
@@ -48,7 +66,9 @@ const onlyAt = args.indexOf('--only');
 const only = onlyAt === -1 ? undefined : new Set((args.splice(onlyAt, 2)[1] ?? '').split(','));
 const unknown = [...(only ?? [])].filter((key) => !scripts.some((script) => script.key === key));
 if (unknown.length > 0) {
-  process.stderr.write(`--only: unknown benchmark ${unknown.join(', ')}; choose among ${scripts.map((script) => script.key).join(', ')}.\n`);
+  process.stderr.write(
+    `--only: unknown benchmark ${unknown.join(', ')}; choose among ${scripts.map((script) => script.key).join(', ')}.\n`,
+  );
   process.exit(2);
 }
 process.stdout.write(

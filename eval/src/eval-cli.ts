@@ -51,7 +51,12 @@ function enginesFor(choice: string): Engine[] | null {
   }
 }
 
-async function evaluateOurs(docs: string, questionsFile: string, k: number, cacheDir: string | undefined): Promise<{ report: EvaluationReport; summary: string }> {
+async function evaluateOurs(
+  docs: string,
+  questionsFile: string,
+  k: number,
+  cacheDir: string | undefined,
+): Promise<{ report: EvaluationReport; summary: string }> {
   const questions = await readQuestionSet(questionsFile);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-eval-'));
   try {
@@ -105,13 +110,20 @@ async function main(): Promise<number> {
     return 2;
   }
   if (values.build && engines.includes('ours')) {
-    process.stderr.write(`--build reads the static index of a site build: use --engine static or lunr with it (the server engine indexes markdown, pass --docs).\n${USAGE}\n`);
+    process.stderr.write(
+      `--build reads the static index of a site build: use --engine static or lunr with it (the server engine indexes markdown, pass --docs).\n${USAGE}\n`,
+    );
     return 2;
   }
   let sets: (QuestionSetEntry & { build?: string })[];
   if (values.set) {
     try {
-      sets = values.set === 'all' ? [...QUESTION_SETS] : values.set === 'dev' ? QUESTION_SETS.filter((set) => set.role === 'dev') : [questionSet(values.set)];
+      sets =
+        values.set === 'all'
+          ? [...QUESTION_SETS]
+          : values.set === 'dev'
+            ? QUESTION_SETS.filter((set) => set.role === 'dev')
+            : [questionSet(values.set)];
     } catch (error) {
       process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
       return 2;

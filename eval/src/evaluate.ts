@@ -55,14 +55,18 @@ function figuresOf(results: QuestionResult[]): KindFigures {
     questions: results.length,
     'recall@1': round(mean(results.map(within(1)))),
     'recall@5': round(mean(results.map(within(5)))),
-    'mrr@5': round(mean(results.map((result) => (result.first_hit_rank !== null && result.first_hit_rank <= 5 ? 1 / result.first_hit_rank : 0)))),
+    'mrr@5': round(
+      mean(results.map((result) => (result.first_hit_rank !== null && result.first_hit_rank <= 5 ? 1 / result.first_hit_rank : 0))),
+    ),
   };
 }
 
 export function figuresByKind(results: QuestionResult[]): Record<string, KindFigures> {
   const kinds = [...new Set(results.filter((result) => result.in_scope).map((result) => result.kind ?? 'other'))];
   kinds.sort((a, b) => (KIND_ORDER.indexOf(a) + 1 || 99) - (KIND_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b));
-  return Object.fromEntries(kinds.map((kind) => [kind, figuresOf(results.filter((result) => result.in_scope && (result.kind ?? 'other') === kind))]));
+  return Object.fromEntries(
+    kinds.map((kind) => [kind, figuresOf(results.filter((result) => result.in_scope && (result.kind ?? 'other') === kind))]),
+  );
 }
 
 function mean(values: number[]): number {
@@ -73,7 +77,11 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-export async function evaluateRetriever(retriever: Pick<Retriever, 'search'>, questions: GoldenQuestion[], k = 5): Promise<EvaluationReport> {
+export async function evaluateRetriever(
+  retriever: Pick<Retriever, 'search'>,
+  questions: GoldenQuestion[],
+  k = 5,
+): Promise<EvaluationReport> {
   const results: QuestionResult[] = [];
   let thresholds: EvaluationReport['scope_thresholds'] = null;
   for (const question of questions) {
@@ -110,12 +118,15 @@ export async function evaluateRetriever(retriever: Pick<Retriever, 'search'>, qu
   }
   const inScope = results.filter((result) => result.in_scope);
   const outOfScope = results.filter((result) => !result.in_scope);
-  const recallAt = (n: number): number => round(mean(inScope.map((result) => (result.first_hit_rank !== null && result.first_hit_rank <= n ? 1 : 0))));
+  const recallAt = (n: number): number =>
+    round(mean(inScope.map((result) => (result.first_hit_rank !== null && result.first_hit_rank <= n ? 1 : 0))));
   return {
     'recall@1': recallAt(1),
     'recall@3': recallAt(3),
     'recall@5': recallAt(5),
-    'mrr@5': round(mean(inScope.map((result) => (result.first_hit_rank !== null && result.first_hit_rank <= 5 ? 1 / result.first_hit_rank : 0)))),
+    'mrr@5': round(
+      mean(inScope.map((result) => (result.first_hit_rank !== null && result.first_hit_rank <= 5 ? 1 / result.first_hit_rank : 0))),
+    ),
     'precision@5': round(mean(inScope.map((result) => result.retrieved.slice(0, 5).filter((entry) => entry.hit).length / 5))),
     mean_top_score: round(mean(results.map((result) => result.top_score ?? 0))),
     out_of_scope: { rejected: outOfScope.filter((result) => result.rejected).length, total: outOfScope.length },
@@ -158,7 +169,9 @@ export function formatEvaluation(report: EvaluationReport): string {
   }
   lines.push('', '| kind | questions | recall@1 | recall@5 | mrr@5 |', '| --- | --- | --- | --- | --- |');
   for (const [kind, figures] of Object.entries(report.by_kind)) {
-    lines.push(`| ${kind} | ${figures.questions} | ${figures['recall@1'].toFixed(3)} | ${figures['recall@5'].toFixed(3)} | ${figures['mrr@5'].toFixed(3)} |`);
+    lines.push(
+      `| ${kind} | ${figures.questions} | ${figures['recall@1'].toFixed(3)} | ${figures['recall@5'].toFixed(3)} | ${figures['mrr@5'].toFixed(3)} |`,
+    );
   }
   lines.push(
     '',
@@ -185,7 +198,12 @@ export function formatComparison(rows: { set: string; role: string; engine: stri
     const ofSet = rows.filter((row) => row.set === set);
     const first = ofSet[0] as (typeof rows)[number];
     const kinds = Object.keys(first.report.by_kind);
-    const all = (report: EvaluationReport): KindFigures => ({ questions: report.in_scope_total, 'recall@1': report['recall@1'], 'recall@5': report['recall@5'], 'mrr@5': report['mrr@5'] });
+    const all = (report: EvaluationReport): KindFigures => ({
+      questions: report.in_scope_total,
+      'recall@1': report['recall@1'],
+      'recall@5': report['recall@5'],
+      'mrr@5': report['mrr@5'],
+    });
     for (const kind of ['all', ...kinds]) {
       const figures = engines.map((engine) => {
         const report = ofSet.find((row) => row.engine === engine)?.report;
@@ -198,7 +216,9 @@ export function formatComparison(rows: { set: string; role: string; engine: stri
     }
     const scopes = engines.map((engine) => {
       const report = ofSet.find((row) => row.engine === engine)?.report;
-      return report ? `${engine}: ${report.out_of_scope.rejected}/${report.out_of_scope.total} out of scope refused, ${report.in_scope_rejected}/${report.in_scope_total} in scope wrongly refused` : '';
+      return report
+        ? `${engine}: ${report.out_of_scope.rejected}/${report.out_of_scope.total} out of scope refused, ${report.in_scope_rejected}/${report.in_scope_total} in scope wrongly refused`
+        : '';
     });
     lines.push(`| ${set} | ${first.role} | scope | | ${scopes.join('; ')} |${' |'.repeat(engines.length * 3 - 1)}`);
   }

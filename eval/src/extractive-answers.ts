@@ -19,7 +19,8 @@ import { citedNumbers, classifyQuestion, loadConfig, startServer, type QuestionI
 import { matchesAny } from './hit-matching.js';
 import { readQuestionSet, type ExpectedSection, type GoldenQuestion } from './question-set.js';
 
-const USAGE = 'Usage: node --import tsx eval/src/extractive-answers.ts --docs DIR --questions FILE [--out FILE] [--baseline FILE] [--show ID,ID]';
+const USAGE =
+  'Usage: node --import tsx eval/src/extractive-answers.ts --docs DIR --questions FILE [--out FILE] [--baseline FILE] [--show ID,ID]';
 
 /** One asked question and what the reader got. */
 export interface ExtractiveAnswer {
@@ -50,7 +51,9 @@ function quotedSources<T>(answer: string, cited: T[]): T[] {
 
 /** Whether a source the answer quotes is one of the question's expected sections (a page's opening has only the title in its path). */
 function quotesExpectedSection(entry: ExtractiveAnswer): boolean {
-  return quotedSources(entry.answer, entry.cited).some((source) => matchesAny({ ...source, depth: source.headingPath.length }, entry.expected));
+  return quotedSources(entry.answer, entry.cited).some((source) =>
+    matchesAny({ ...source, depth: source.headingPath.length }, entry.expected),
+  );
 }
 
 interface Summary {
@@ -62,7 +65,9 @@ interface Summary {
 }
 
 function summarise(answers: ExtractiveAnswer[]): Summary {
-  const shares = answers.map((entry) => entry.keywords.filter((keyword) => answerHoldsKeyword(entry.answer, keyword)).length / Math.max(1, entry.keywords.length));
+  const shares = answers.map(
+    (entry) => entry.keywords.filter((keyword) => answerHoldsKeyword(entry.answer, keyword)).length / Math.max(1, entry.keywords.length),
+  );
   const mean = (values: number[]): number => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
   return {
     answers: answers.length,
@@ -135,7 +140,13 @@ async function main(): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { docs: { type: 'string' }, questions: { type: 'string' }, out: { type: 'string' }, baseline: { type: 'string' }, show: { type: 'string' } },
+      options: {
+        docs: { type: 'string' },
+        questions: { type: 'string' },
+        out: { type: 'string' },
+        baseline: { type: 'string' },
+        show: { type: 'string' },
+      },
       strict: true,
     }));
   } catch (error) {

@@ -46,7 +46,12 @@ const ASKED: [string, number, boolean][] = [
   ['Is there a WordPress plugin?', 3, false],
   ['How much does the hosted plan cost?', 2, false],
 ];
-const REFUSED = new Set(['Does docs-chat work with Confluence?', 'Can I export the chat history to Slack?', 'Is there a WordPress plugin?', 'How much does the hosted plan cost?']);
+const REFUSED = new Set([
+  'Does docs-chat work with Confluence?',
+  'Can I export the chat history to Slack?',
+  'Is there a WordPress plugin?',
+  'How much does the hosted plan cost?',
+]);
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'docs-chat-insights-shot-'));
 try {
@@ -69,7 +74,13 @@ try {
     for (let time = 0; time < times; time += 1) {
       const conversationId = randomUUID();
       const answerId = randomUUID();
-      await store.startTurn({ conversationId, newConversation: true, mode: 'general', question: { id: randomUUID(), content: question }, answerId });
+      await store.startTurn({
+        conversationId,
+        newConversation: true,
+        mode: 'general',
+        question: { id: randomUUID(), content: question },
+        answerId,
+      });
       const refused = REFUSED.has(question);
       await store.finishMessage(answerId, {
         content: refused ? 'The documentation does not cover this.' : `See ${sources[0]?.title ?? 'the docs'} [1].`,
@@ -103,7 +114,10 @@ try {
   const reopened = await createConversationStore({ dataDir });
   const period = parsePeriod('7d');
   if ('error' in period) throw new Error(period.error);
-  const report = await buildInsightsReport({ conversations: reopened, embedder: retrieval.embedder, retriever: retrieval.retriever, now: () => now }, period);
+  const report = await buildInsightsReport(
+    { conversations: reopened, embedder: retrieval.embedder, retriever: retrieval.retriever, now: () => now },
+    period,
+  );
   await reopened.close();
   await retrieval.close();
   await mkdir(path.dirname(FIXTURE), { recursive: true });

@@ -30,7 +30,13 @@ export function describeQualityGate(name: string, docsDir: string, questionsFile
 
     beforeAll(async () => {
       dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-quality-'));
-      const config = loadCoreConfig({ ...process.env, DATA_DIR: dataDir, VECTOR_STORE: 'embedded', QDRANT_URL: '', EMBEDDING_PROVIDER: 'local' });
+      const config = loadCoreConfig({
+        ...process.env,
+        DATA_DIR: dataDir,
+        VECTOR_STORE: 'embedded',
+        QDRANT_URL: '',
+        EMBEDDING_PROVIDER: 'local',
+      });
       await runIngest(config, { docsDir, rebuild: true });
       const retrieval = await openRetrieval(config);
       try {
@@ -70,7 +76,8 @@ export function describeQualityGate(name: string, docsDir: string, questionsFile
           scope!.lonely_names.length > 0 ||
           question.retrieved.length === 0;
         // Signals are rounded to 3 decimals: a question right on a threshold is left out of the comparison.
-        const onEdge = Math.abs(scope!.vocabulary - thresholds!.min_vocabulary) < 0.001 || Math.abs(scope!.evidence - thresholds!.min_evidence) < 0.001;
+        const onEdge =
+          Math.abs(scope!.vocabulary - thresholds!.min_vocabulary) < 0.001 || Math.abs(scope!.evidence - thresholds!.min_evidence) < 0.001;
         if (!onEdge) expect({ id: question.id, rejected: question.rejected }).toEqual({ id: question.id, rejected: explained });
       }
     });

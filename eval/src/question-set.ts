@@ -22,7 +22,9 @@ export async function readQuestionSet(file: string): Promise<GoldenQuestion[]> {
   try {
     parsed = JSON.parse(await fs.readFile(file, 'utf8'));
   } catch (error) {
-    throw new Error(`Cannot read the question file ${file}: ${(error as Error).message}. Pass a JSON array of questions with --questions FILE.`);
+    throw new Error(
+      `Cannot read the question file ${file}: ${(error as Error).message}. Pass a JSON array of questions with --questions FILE.`,
+    );
   }
   if (!Array.isArray(parsed)) throw new Error(`${file} must hold a JSON array of questions.`);
   return parsed.map((entry, index) => {

@@ -31,8 +31,18 @@ export const QUESTION_SETS: readonly QuestionSetEntry[] = [
     docs: path.join(shared, 'corpora', 'typescript-eslint'),
     questions: path.join(repo, 'eval', 'typescript-eslint.questions.json'),
   },
-  { name: 'docs-site', role: 'dev', docs: path.join(repo, 'docs-site', 'docs'), questions: path.join(repo, 'eval', 'docs-site.questions.json') },
-  { name: 'zustand', role: 'test', docs: path.join(shared, 'corpora', 'zustand'), questions: path.join(repo, 'eval', 'zustand.questions.json') },
+  {
+    name: 'docs-site',
+    role: 'dev',
+    docs: path.join(repo, 'docs-site', 'docs'),
+    questions: path.join(repo, 'eval', 'docs-site.questions.json'),
+  },
+  {
+    name: 'zustand',
+    role: 'test',
+    docs: path.join(shared, 'corpora', 'zustand'),
+    questions: path.join(repo, 'eval', 'zustand.questions.json'),
+  },
 ];
 
 export function questionSet(name: string): QuestionSetEntry {

@@ -25,7 +25,12 @@ const shared = path.resolve(repo, '..', 'shared');
 
 const SETS: [string, string, string, { recallAt5: number; mrrAt5: number }][] = [
   ['redux', path.join(shared, 'corpora', 'redux'), path.join(shared, 'eval', 'redux.questions.json'), { recallAt5: 0.8, mrrAt5: 0.54 }],
-  ['typescript-eslint', path.join(shared, 'corpora', 'typescript-eslint'), path.join(repo, 'eval', 'typescript-eslint.questions.json'), { recallAt5: 0.9, mrrAt5: 0.69 }],
+  [
+    'typescript-eslint',
+    path.join(shared, 'corpora', 'typescript-eslint'),
+    path.join(repo, 'eval', 'typescript-eslint.questions.json'),
+    { recallAt5: 0.9, mrrAt5: 0.69 },
+  ],
   ['docs-site', path.join(repo, 'docs-site', 'docs'), path.join(repo, 'eval', 'docs-site.questions.json'), { recallAt5: 1, mrrAt5: 0.79 }],
 ];
 

@@ -57,7 +57,10 @@ export interface IngestOptions {
  */
 export async function ingestDocs(options: IngestOptions): Promise<void> {
   fs.mkdirSync(options.dataDir, { recursive: true });
-  const env = offlineEnvironment({ DATA_DIR: options.dataDir, ...(options.permalinksFile ? { DOCS_PERMALINKS_FILE: options.permalinksFile } : {}) });
+  const env = offlineEnvironment({
+    DATA_DIR: options.dataDir,
+    ...(options.permalinksFile ? { DOCS_PERMALINKS_FILE: options.permalinksFile } : {}),
+  });
   await runNode('docs-chat ingest', cliArgs(['ingest', '--docs', options.docsDir]), {
     cwd: path.dirname(options.dataDir),
     env,
@@ -102,14 +105,19 @@ export async function startChatServer(options: {
   });
   // A server left over from an interrupted run would answer /health in place of this one.
   if (await isListening(options.port)) {
-    throw new Error(`Port ${options.port} on 127.0.0.1 is already in use (a docs-chat server left over from an interrupted run?): stop that process and run the suite again.`);
+    throw new Error(
+      `Port ${options.port} on 127.0.0.1 is already in use (a docs-chat server left over from an interrupted run?): stop that process and run the suite again.`,
+    );
   }
   const child = startNode(cliArgs(['serve']), { cwd: path.dirname(options.dataDir), env, logFile: options.logFile });
   const url = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 90_000;
   let lastProblem = 'no answer yet';
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`docs-chat serve exited with code ${child.exitCode} before answering; last lines of ${options.logFile}:\n${lastLines(options.logFile, 30)}`);
+    if (child.exitCode !== null)
+      throw new Error(
+        `docs-chat serve exited with code ${child.exitCode} before answering; last lines of ${options.logFile}:\n${lastLines(options.logFile, 30)}`,
+      );
     try {
       const response = await fetch(`${url}/health`);
       if (response.status === 200) return { url, process: child, stop: () => stopProcess(child) };

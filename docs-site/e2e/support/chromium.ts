@@ -5,7 +5,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM_MISSING_MESSAGE =
-  'Chromium is not installed, so the end-to-end suite cannot run. Install Debian\'s package as root: ' +
+  "Chromium is not installed, so the end-to-end suite cannot run. Install Debian's package as root: " +
   '`apt-get update && apt-get install -y chromium` (.ci/run does this in CI; do not use `npx playwright install`), ' +
   'or point CHROMIUM_PATH at a Chromium binary.';
 
@@ -31,7 +31,9 @@ export interface LaunchedChromium {
 }
 
 /** Headless Debian Chromium with a throw-away profile, talking to nothing but 127.0.0.1. */
-export async function launchChromium(options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {}): Promise<LaunchedChromium> {
+export async function launchChromium(
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+): Promise<LaunchedChromium> {
   const executablePath = findChromium();
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-chat-e2e-profile-'));
   const context = await chromium.launchPersistentContext(userDataDir, {

@@ -51,18 +51,31 @@ export function readPanelLayout(page: Page): Promise<PanelLayout> {
       .map((element) => ({ element: describe(element), scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
     const limit = scroller ? scroller.getBoundingClientRect().right : panel.getBoundingClientRect().right;
     const stickingOut = [...panel.querySelectorAll('.docs-chat-messages *')]
-      .filter((element) => !element.closest('pre, .docs-chat-table-scroll') || element.matches('.docs-chat-table-scroll') || (element.matches('pre') && !element.parentElement?.closest('pre')))
+      .filter(
+        (element) =>
+          !element.closest('pre, .docs-chat-table-scroll') ||
+          element.matches('.docs-chat-table-scroll') ||
+          (element.matches('pre') && !element.parentElement?.closest('pre')),
+      )
       .map((element) => ({ element: describe(element), right: element.getBoundingClientRect().right, limit }))
       .filter((entry) => entry.right > entry.limit + 1);
-    const codeBlocks = [...panel.querySelectorAll('.docs-chat-markdown pre')].map((pre) => ({ box: boxOf(pre), scrollsInside: pre.scrollWidth > pre.clientWidth }));
+    const codeBlocks = [...panel.querySelectorAll('.docs-chat-markdown pre')].map((pre) => ({
+      box: boxOf(pre),
+      scrollsInside: pre.scrollWidth > pre.clientWidth,
+    }));
     const questions = [...panel.querySelectorAll('.docs-chat-messages > ol > li p')]
       .filter((paragraph) => !paragraph.closest('.docs-chat-markdown') && !paragraph.closest('[aria-busy]'))
       .map((paragraph) => {
         const bubble = paragraph.parentElement as Element;
-        return { box: boxOf(bubble), clipped: bubble.scrollWidth > bubble.clientWidth + 1 || bubble.getBoundingClientRect().right > limit + 1 };
+        return {
+          box: boxOf(bubble),
+          clipped: bubble.scrollWidth > bubble.clientWidth + 1 || bubble.getBoundingClientRect().right > limit + 1,
+        };
       });
     const article = document.querySelector('main article');
-    const toggle = document.querySelector('.navbar button[title*="dark and light mode" i], .navbar button[aria-label*="dark and light mode" i]');
+    const toggle = document.querySelector(
+      '.navbar button[title*="dark and light mode" i], .navbar button[aria-label*="dark and light mode" i]',
+    );
     let colourToggleUncovered: boolean | null = null;
     if (toggle) {
       const rect = toggle.getBoundingClientRect();

@@ -63,12 +63,16 @@ export async function ensurePluginCompiled(logFile: string): Promise<void> {
   // A build that stopped half-way (tsc output without the CSS modules copied beside it) is no build.
   const complete = stylesheetsOf(sourceDir).every((stylesheet) => fs.existsSync(path.join(libDir, stylesheet)));
   if (complete && compiledAt >= newestSourceTime(sourceDir)) return;
-  await runNode('the docusaurus-plugin build (packages/docusaurus-plugin/scripts/build.mjs)', [path.join(PLUGIN_DIR, 'scripts', 'build.mjs')], {
-    cwd: PLUGIN_DIR,
-    env: process.env,
-    logFile,
-    timeoutMs: 180_000,
-  });
+  await runNode(
+    'the docusaurus-plugin build (packages/docusaurus-plugin/scripts/build.mjs)',
+    [path.join(PLUGIN_DIR, 'scripts', 'build.mjs')],
+    {
+      cwd: PLUGIN_DIR,
+      env: process.env,
+      logFile,
+      timeoutMs: 180_000,
+    },
+  );
 }
 
 /**
@@ -106,13 +110,22 @@ export async function buildDocsSite(options: BuildSiteOptions): Promise<SiteBuil
     ...(options.trailingSlash === undefined ? {} : { DOCS_SITE_TRAILING_SLASH: String(options.trailingSlash) }),
   };
   delete env.NODE_OPTIONS; // Jest's --experimental-vm-modules has no business in the build.
-  const variant = [options.baseUrl && `baseUrl ${options.baseUrl}`, options.trailingSlash !== undefined && `trailingSlash ${options.trailingSlash}`].filter(Boolean).join(', ');
-  await runNode(`docusaurus build of docs-site (${withPlugin ? 'with' : 'without'} the docs-chat plugin${variant ? `, ${variant}` : ''})`, [docusaurus, 'build', '--out-dir', buildDir], {
-    cwd: siteDir,
-    env,
-    logFile,
-    timeoutMs: options.timeoutMs ?? 300_000,
-  });
+  const variant = [
+    options.baseUrl && `baseUrl ${options.baseUrl}`,
+    options.trailingSlash !== undefined && `trailingSlash ${options.trailingSlash}`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  await runNode(
+    `docusaurus build of docs-site (${withPlugin ? 'with' : 'without'} the docs-chat plugin${variant ? `, ${variant}` : ''})`,
+    [docusaurus, 'build', '--out-dir', buildDir],
+    {
+      cwd: siteDir,
+      env,
+      logFile,
+      timeoutMs: options.timeoutMs ?? 300_000,
+    },
+  );
   const permalinksFile = path.join(buildDir, 'docs-chat-permalinks.json');
   return { siteDir, docsDir: path.join(siteDir, 'docs'), buildDir, permalinksFile: fs.existsSync(permalinksFile) ? permalinksFile : null };
 }

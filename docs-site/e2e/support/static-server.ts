@@ -41,11 +41,18 @@ export async function serveStaticSite(buildDir: string, port = 0, baseUrl = '/')
   const root = path.resolve(buildDir);
   const server = http.createServer((request, response) => {
     const requested = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    const urlPath = requested.startsWith(baseUrl) ? `/${requested.slice(baseUrl.length)}` : requested === baseUrl.replace(/\/$/, '') ? '/' : null;
+    const urlPath = requested.startsWith(baseUrl)
+      ? `/${requested.slice(baseUrl.length)}`
+      : requested === baseUrl.replace(/\/$/, '')
+        ? '/'
+        : null;
     const file = urlPath === null ? null : resolveBuildFile(root, urlPath);
     const status = file ? 200 : 404;
     const body = file ?? path.join(root, '404.html');
-    response.writeHead(status, { 'content-type': CONTENT_TYPES[path.extname(body)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    response.writeHead(status, {
+      'content-type': CONTENT_TYPES[path.extname(body)] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+    });
     fs.createReadStream(body).pipe(response);
   });
   await new Promise<void>((resolve, reject) => {

@@ -114,7 +114,11 @@ export class WidgetPage {
         for (const hidden of copy.querySelectorAll('[aria-hidden="true"]')) hidden.remove();
         return copy.textContent ?? '';
       };
-      const name = element.getAttribute('aria-label') ?? (labelled ? document.getElementById(labelled)?.textContent : null) ?? byLabel ?? visibleText();
+      const name =
+        element.getAttribute('aria-label') ??
+        (labelled ? document.getElementById(labelled)?.textContent : null) ??
+        byLabel ??
+        visibleText();
       return {
         tag: element.tagName.toLowerCase(),
         name: name.replace(/\s+/g, ' ').trim(),
@@ -154,14 +158,31 @@ export async function auditAccessibility(page: Page): Promise<AxeViolationSummar
   const hasAxe = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined');
   if (!hasAxe) await page.addScriptTag({ path: AXE_SOURCE_FILE });
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{
+            violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[];
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      resultTypes: ['violations'],
+    });
     return result.violations.map((violation) => ({
       rule: violation.id,
       impact: violation.impact,
       help: violation.help,
       targets: violation.nodes.map((node) => node.target.map(String).join(' ')),
-      detail: violation.nodes.map((node) => node.failureSummary ?? '').join(' | ').slice(0, 600),
+      detail: violation.nodes
+        .map((node) => node.failureSummary ?? '')
+        .join(' | ')
+        .slice(0, 600),
     }));
   });
 }

@@ -68,8 +68,8 @@ export default function Home(): ReactNode {
             <p>With Node.js 20 or newer, from a clone of the repository:</p>
             <CodeBlock language="bash">{'npx -y pnpm@10.34.9 install && npx -y pnpm@10.34.9 run demo'}</CodeBlock>
             <p>
-              Then open <code>http://localhost:3000</code> and press <kbd>Ctrl</kbd>+<kbd>I</kbd> (<kbd>⌘</kbd>+
-              <kbd>I</kbd> on a Mac) to ask this guide a question.
+              Then open <code>http://localhost:3000</code> and press <kbd>Ctrl</kbd>+<kbd>I</kbd> (<kbd>⌘</kbd>+<kbd>I</kbd> on a Mac) to
+              ask this guide a question.
             </p>
           </div>
         </section>

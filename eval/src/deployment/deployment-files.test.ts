@@ -72,7 +72,8 @@ function effectiveArgv(name: string): string[] {
   const imageEntrypoint = JSON.parse(server.find((step) => step.keyword === 'ENTRYPOINT')?.args ?? '[]') as string[];
   const imageCommand = JSON.parse(server.find((step) => step.keyword === 'CMD')?.args ?? '[]') as string[];
   const { entrypoint, command } = service(name);
-  const asList = (value: string[] | string | undefined) => (value === undefined ? undefined : Array.isArray(value) ? value : value.split(/\s+/));
+  const asList = (value: string[] | string | undefined) =>
+    value === undefined ? undefined : Array.isArray(value) ? value : value.split(/\s+/);
   return [...(asList(entrypoint) ?? imageEntrypoint), ...(asList(command) ?? (entrypoint === undefined ? imageCommand : []))];
 }
 
@@ -155,7 +156,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs the manual ingest job with the image, command and settings of the automatic one', () => {
-    const automatic = Object.entries(dependencyConditions('server')).find(([, condition]) => condition === 'service_completed_successfully')?.[0];
+    const automatic = Object.entries(dependencyConditions('server')).find(
+      ([, condition]) => condition === 'service_completed_successfully',
+    )?.[0];
     expect(automatic).toBeDefined();
     const { profiles: _profiles, ...manual } = service('ingest');
     expect(manual).toEqual(service(automatic as string));
@@ -195,7 +198,11 @@ describe('docker-compose.yml', () => {
     expect(publishedPorts('server').get(8000)).toBe(8000);
     const siteContainerPort = publishedPorts('docs-site').get(3000);
     expect(siteContainerPort).toBeDefined();
-    expect(dockerfile.instructions.some((step) => step.stage === buildOf('docs-site').target && step.keyword === 'EXPOSE' && step.args === String(siteContainerPort))).toBe(true);
+    expect(
+      dockerfile.instructions.some(
+        (step) => step.stage === buildOf('docs-site').target && step.keyword === 'EXPOSE' && step.args === String(siteContainerPort),
+      ),
+    ).toBe(true);
     const allowed = (environmentOf('server').CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim());
     const siteUrl = buildOf('docs-site').args?.DOCS_SITE_URL;
     expect(siteUrl).toBeDefined();
@@ -296,11 +303,16 @@ describe('Dockerfile', () => {
 
   it('copies the manifest of every workspace package before the first install, so --frozen-lockfile sees the whole workspace', () => {
     const workspace = parse(readRepoFile('pnpm-workspace.yaml')) as { packages: string[] };
-    const packageDirs = workspace.packages.flatMap((pattern) =>
-      pattern.endsWith('/*')
-        ? fs.readdirSync(path.join(REPO_ROOT, pattern.slice(0, -2)), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${pattern.slice(0, -2)}/${entry.name}`)
-        : [pattern],
-    ).filter((dir) => fs.existsSync(path.join(REPO_ROOT, dir, 'package.json')));
+    const packageDirs = workspace.packages
+      .flatMap((pattern) =>
+        pattern.endsWith('/*')
+          ? fs
+              .readdirSync(path.join(REPO_ROOT, pattern.slice(0, -2)), { withFileTypes: true })
+              .filter((entry) => entry.isDirectory())
+              .map((entry) => `${pattern.slice(0, -2)}/${entry.name}`)
+          : [pattern],
+      )
+      .filter((dir) => fs.existsSync(path.join(REPO_ROOT, dir, 'package.json')));
     expect(packageDirs.length).toBeGreaterThanOrEqual(5);
     const firstInstall = dockerfile.instructions.findIndex((step) => step.keyword === 'RUN' && step.args.includes(' install '));
     const copiedBefore = dockerfile.instructions
@@ -314,7 +326,9 @@ describe('Dockerfile', () => {
 
   it('copies no .env into an image and only sources that exist and the build context keeps', () => {
     const dockerignore = readRepoFile('.dockerignore');
-    const copies = dockerfile.instructions.filter((step) => (step.keyword === 'COPY' || step.keyword === 'ADD') && !step.args.includes('--from='));
+    const copies = dockerfile.instructions.filter(
+      (step) => (step.keyword === 'COPY' || step.keyword === 'ADD') && !step.args.includes('--from='),
+    );
     expect(copies.length).toBeGreaterThan(0);
     for (const copy of copies) {
       const parts = copy.args.split(/\s+/).filter((part) => !part.startsWith('--'));
@@ -328,10 +342,27 @@ describe('Dockerfile', () => {
 
   it('keeps secrets, installed packages, local data and build outputs out of the build context', () => {
     const dockerignore = readRepoFile('.dockerignore');
-    for (const excluded of ['.env', 'packages/server/.env', '.env.local', 'node_modules/jest/package.json', 'packages/core/node_modules/yaml/index.js', '.data/index.json', '.git/HEAD', 'docs-site/build/index.html', 'packages/docusaurus-plugin/lib/index.js']) {
+    for (const excluded of [
+      '.env',
+      'packages/server/.env',
+      '.env.local',
+      'node_modules/jest/package.json',
+      'packages/core/node_modules/yaml/index.js',
+      '.data/index.json',
+      '.git/HEAD',
+      'docs-site/build/index.html',
+      'packages/docusaurus-plugin/lib/index.js',
+    ]) {
       expect([excluded, isExcludedByDockerignore(dockerignore, excluded)]).toEqual([excluded, true]);
     }
-    for (const kept of ['.env.example', 'package.json', 'pnpm-lock.yaml', 'packages/core/src/index.ts', 'docs-site/docs/intro.md', 'docker/docs-site.nginx.conf']) {
+    for (const kept of [
+      '.env.example',
+      'package.json',
+      'pnpm-lock.yaml',
+      'packages/core/src/index.ts',
+      'docs-site/docs/intro.md',
+      'docker/docs-site.nginx.conf',
+    ]) {
       expect([kept, isExcludedByDockerignore(dockerignore, kept)]).toEqual([kept, false]);
     }
   });
@@ -355,7 +386,10 @@ describe('Dockerfile', () => {
     const copied = server.filter((step) => step.keyword === 'COPY').map((step) => step.args);
     expect(copied.some((args) => /packages\/(core|server)\/src/.test(args))).toBe(false);
     expect(copied).toContain('--from=builder /packs /packs');
-    const builder = dockerfile.instructions.filter((step) => step.stage === 'builder' && step.keyword === 'RUN').map((step) => step.args).join('\n');
+    const builder = dockerfile.instructions
+      .filter((step) => step.stage === 'builder' && step.keyword === 'RUN')
+      .map((step) => step.args)
+      .join('\n');
     expect(builder).toMatch(/pnpm@[\d.]+ build/);
     expect(builder).toMatch(/for package in protocol core server;.*pnpm@[\d.]+ pack --pack-destination \/packs/s);
   });
@@ -365,9 +399,12 @@ describe('.env.example', () => {
   it('lists every variable the server and core read', () => {
     const reads = variablesReadBySource();
     // The scan must see the reads we know of, or an empty result would pass for the wrong reason.
-    for (const known of ['PORT', 'HOST', 'DATABASE_URL', 'GEMINI_API_KEY', 'QDRANT_URL', 'DATA_DIR', 'CORS_ORIGINS']) expect(reads.has(known)).toBe(true);
+    for (const known of ['PORT', 'HOST', 'DATABASE_URL', 'GEMINI_API_KEY', 'QDRANT_URL', 'DATA_DIR', 'CORS_ORIGINS'])
+      expect(reads.has(known)).toBe(true);
     const documented = envExampleVariables(readRepoFile('.env.example'));
-    const missing = [...reads.entries()].filter(([name]) => !documented.has(name)).map(([name, files]) => `${name} (read in ${files.join(', ')})`);
+    const missing = [...reads.entries()]
+      .filter(([name]) => !documented.has(name))
+      .map(([name, files]) => `${name} (read in ${files.join(', ')})`);
     expect(missing).toEqual([]);
   });
 });

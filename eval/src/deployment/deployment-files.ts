@@ -56,10 +56,13 @@ export function readComposeFile(relativePath = 'docker-compose.yml'): ComposeFil
  * clone without .env runs with.
  */
 export function interpolateDefaults(value: string): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g, (match, _name: string | undefined, fallback: string | undefined) => {
-    if (match === '$$') return '$';
-    return fallback ?? '';
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g,
+    (match, _name: string | undefined, fallback: string | undefined) => {
+      if (match === '$$') return '$';
+      return fallback ?? '';
+    },
+  );
 }
 
 /** Names of the variables a compose file interpolates (`${NAME...}`), `$$` escapes excluded. */

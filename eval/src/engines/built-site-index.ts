@@ -29,7 +29,9 @@ export async function loadBuiltSiteIndex(buildDir: string): Promise<BuiltSiteInd
   try {
     manifestText = await fs.readFile(path.join(folder, SEARCH_MANIFEST_FILE), 'utf8');
   } catch {
-    throw new Error(`${path.join(folder, SEARCH_MANIFEST_FILE)} is missing: pass the output folder of a \`docusaurus build\` made with the docs-chat plugin (search.staticIndex on, the default).`);
+    throw new Error(
+      `${path.join(folder, SEARCH_MANIFEST_FILE)} is missing: pass the output folder of a \`docusaurus build\` made with the docs-chat plugin (search.staticIndex on, the default).`,
+    );
   }
   const manifest = parseSearchManifest(JSON.parse(manifestText));
   const index = parseSearchIndex(JSON.parse(await fs.readFile(path.join(folder, manifest.index), 'utf8')));
@@ -37,7 +39,9 @@ export async function loadBuiltSiteIndex(buildDir: string): Promise<BuiltSiteInd
   try {
     permalinks = JSON.parse(await fs.readFile(path.join(buildDir, PERMALINKS_FILE), 'utf8')) as typeof permalinks;
   } catch (error) {
-    throw new Error(`${path.join(buildDir, PERMALINKS_FILE)} cannot be read (${(error as Error).message}): build the site with the plugin's writePermalinks option on (the default).`);
+    throw new Error(
+      `${path.join(buildDir, PERMALINKS_FILE)} cannot be read (${(error as Error).message}): build the site with the plugin's writePermalinks option on (the default).`,
+    );
   }
   const fileOfPage = new Map(permalinks.docs.map((doc) => [doc.permalink, doc.source]));
   const chunks = index.sections.map(([page, anchor, headings, depth, text], order): Chunk => {

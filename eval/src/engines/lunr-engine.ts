@@ -24,7 +24,10 @@ export function lunrRetriever(index: SearchIndexFile, chunkOfSection: (section: 
       const k = options.k ?? 5;
       // Terms through lunr's own tokenizer, added as clauses (the query-string syntax would
       // read `:`, `-`, `+`, `~` and `^` in a question as operators).
-      const words = lunr.tokenizer(question).map((token) => token.toString().replace(/[^\p{L}\p{N}_$.-]/gu, '')).filter((word) => word.length > 0);
+      const words = lunr
+        .tokenizer(question)
+        .map((token) => token.toString().replace(/[^\p{L}\p{N}_$.-]/gu, ''))
+        .filter((word) => word.length > 0);
       const results = built.query((query) => {
         for (const word of words) query.term(word, { presence: lunr.Query.presence.OPTIONAL });
       });

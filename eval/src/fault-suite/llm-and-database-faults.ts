@@ -10,7 +10,6 @@ import { chatBody, getConversation, health, MODEL_QUESTIONS, until, type SuiteCo
 
 const isToken = (event: ChatStreamEvent): boolean => event.type === 'token';
 
-
 function ask(context: SuiteContext, message: string, extra: Record<string, unknown> = {}) {
   context.sent.add(message);
   return askToEnd(context.main.url, chatBody(message, extra));
@@ -30,27 +29,40 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
     'once Postgres is back, /health is healthy again and later messages are stored (read back through GET /conversations/:id and counted in SQL)',
   ];
   if (!relay || !sql) {
-    for (const sentence of sentences) report.skip('faults', sentence, 'no Postgres answers on 127.0.0.1:5432; conversations are on PGlite, which cannot be stopped from outside');
+    for (const sentence of sentences)
+      report.skip(
+        'faults',
+        sentence,
+        'no Postgres answers on 127.0.0.1:5432; conversations are on PGlite, which cannot be stopped from outside',
+      );
     return;
   }
   gemini.reset();
   gemini.setDelay(60);
   try {
     await report.check('faults', sentences[0]!, async () => {
-      const readers = await Promise.all(MODEL_QUESTIONS.map((question) => (context.sent.add(question), openChat(main.url, chatBody(question)))));
+      const readers = await Promise.all(
+        MODEL_QUESTIONS.map((question) => (context.sent.add(question), openChat(main.url, chatBody(question)))),
+      );
       for (const reader of readers) {
         const meta = (await reader.waitFor((event) => event.type === 'meta')) as MetaEvent;
         expectThat(meta.persisted, 'an answer started before the outage was already unsaved');
         await reader.waitFor(isToken);
       }
-      expectThat(streamRequests(context) === readers.length, `${streamRequests(context)} of ${readers.length} questions reached the model (the others were answered without it)`);
+      expectThat(
+        streamRequests(context) === readers.length,
+        `${streamRequests(context)} of ${readers.length} questions reached the model (the others were answered without it)`,
+      );
       relay.up = false;
       await Promise.all(readers.map((reader) => reader.finished));
       for (const reader of readers) {
         expectThat(reader.last()?.type === 'done', `an answer ended with ${reader.last()?.type} instead of done`);
         expectThat(reader.text().length > 20, 'an answer streamed almost nothing');
-        const warned = reader.events.some((event) => event.type === 'warning' && (event).code === 'conversation_not_saved');
-        expectThat(warned, `an answer cut from its database finished without the conversation_not_saved warning (events: ${reader.events.map((event) => event.type).join(',')})`);
+        const warned = reader.events.some((event) => event.type === 'warning' && event.code === 'conversation_not_saved');
+        expectThat(
+          warned,
+          `an answer cut from its database finished without the conversation_not_saved warning (events: ${reader.events.map((event) => event.type).join(',')})`,
+        );
       }
       return `${readers.length} answers of ${readers.map((reader) => reader.text().length).join('/')} characters`;
     });
@@ -59,7 +71,9 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
     await report.check('faults', sentences[1]!, async () => {
       // /health serves a dependency check up to HEALTH_CACHE_MS (1 s) old: the outage shows within that.
       let during = await health(main.url);
-      await until('postgres down in /health', async () => (during = await health(main.url)).body.status !== 'healthy', 5_000, 100).catch(() => undefined);
+      await until('postgres down in /health', async () => (during = await health(main.url)).body.status !== 'healthy', 5_000, 100).catch(
+        () => undefined,
+      );
       expectThat(during.status === 200, `/health answered ${during.status}`);
       expectThat(during.body.status === 'degraded', `/health said ${during.body.status}`);
       expectThat(during.body.services.postgres.status === 'down', `postgres reported ${during.body.services.postgres.status}`);
@@ -71,7 +85,10 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
       expectThat(reply.status === 200, `HTTP ${reply.status}`);
       const meta = reply.meta();
       expectThat(meta && meta.persisted === false, `meta.persisted=${meta?.persisted}`);
-      expectThat(reply.events.some((event) => event.type === 'warning' && (event).code === 'conversation_not_saved'), 'no conversation_not_saved warning');
+      expectThat(
+        reply.events.some((event) => event.type === 'warning' && event.code === 'conversation_not_saved'),
+        'no conversation_not_saved warning',
+      );
       expectThat(reply.last()?.type === 'done', `ended with ${reply.last()?.type}`);
     });
   } finally {
@@ -102,7 +119,9 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
       roles.join(',') === 'user:complete,assistant:complete,user:complete,assistant:complete',
       `stored messages ${roles.join(',')}`,
     );
-    const [row] = await context.sql!<{ count: string }[]>`select count(*)::text as count from messages where conversation_id = ${meta!.conversation_id}`;
+    const [row] = await context.sql!<
+      { count: string }[]
+    >`select count(*)::text as count from messages where conversation_id = ${meta!.conversation_id}`;
     expectThat(row?.count === '4', `SQL counted ${row?.count} rows`);
     return '4 messages via GET and SQL';
   });
@@ -120,23 +139,27 @@ export async function runModelFaults(context: SuiteContext): Promise<void> {
     return '2 model requests, done';
   });
 
-  await report.check('faults', 'the model answering 429 every time ends in an error event "Service temporarily busy..." after 3 attempts, and the question stays stored', async () => {
-    gemini.reset();
-    gemini.failNext({ status: 429, retryDelay: '0.1s', times: 10, method: 'streamGenerateContent' });
-    const reply = await ask(context, MODEL_QUESTIONS[2]);
-    const last = reply.last() as ErrorEvent | undefined;
-    expectThat(last?.type === 'error', `ended with ${last?.type}`);
-    expectThat(last.message.startsWith('Service temporarily busy'), `message "${last.message}"`);
-    expectThat(streamRequests(context) === 3, `${streamRequests(context)} model requests`);
-    const meta = reply.meta();
-    if (meta?.persisted) {
-      const stored = await getConversation(main.url, meta.conversation_id);
-      const roles = stored.body.messages.map((message) => `${message.role}:${message.status}`).join(',');
-      expectThat(roles === 'user:complete,assistant:error', `stored ${roles}`);
-    }
-    gemini.reset();
-    return `${last.code}: "${last.message}"`;
-  });
+  await report.check(
+    'faults',
+    'the model answering 429 every time ends in an error event "Service temporarily busy..." after 3 attempts, and the question stays stored',
+    async () => {
+      gemini.reset();
+      gemini.failNext({ status: 429, retryDelay: '0.1s', times: 10, method: 'streamGenerateContent' });
+      const reply = await ask(context, MODEL_QUESTIONS[2]);
+      const last = reply.last() as ErrorEvent | undefined;
+      expectThat(last?.type === 'error', `ended with ${last?.type}`);
+      expectThat(last.message.startsWith('Service temporarily busy'), `message "${last.message}"`);
+      expectThat(streamRequests(context) === 3, `${streamRequests(context)} model requests`);
+      const meta = reply.meta();
+      if (meta?.persisted) {
+        const stored = await getConversation(main.url, meta.conversation_id);
+        const roles = stored.body.messages.map((message) => `${message.role}:${message.status}`).join(',');
+        expectThat(roles === 'user:complete,assistant:error', `stored ${roles}`);
+      }
+      gemini.reset();
+      return `${last.code}: "${last.message}"`;
+    },
+  );
 
   await report.check('faults', 'the model answering 503 twice is retried and the third attempt streams a whole answer', async () => {
     gemini.reset();
@@ -147,52 +170,65 @@ export async function runModelFaults(context: SuiteContext): Promise<void> {
     return '3 model requests, done';
   });
 
-  await report.check('faults', 'a model stream cut after 2 events gives an error event, and the partial answer is stored with status error', async () => {
-    gemini.reset();
-    gemini.cutStreamAfter(2);
-    const reply = await ask(context, MODEL_QUESTIONS[0]);
-    const last = reply.last() as ErrorEvent | undefined;
-    expectThat(last?.type === 'error', `ended with ${last?.type}`);
-    const partial = reply.text();
-    expectThat(partial.length > 0, 'no token arrived before the cut');
-    const meta = reply.meta()!;
-    expectThat(meta.persisted, 'the answer was not persisted');
-    const stored = await getConversation(main.url, meta.conversation_id);
-    const answer = stored.body.messages.find((message) => message.id === meta.message_id);
-    expectThat(answer?.status === 'error', `stored status ${answer?.status}`);
-    expectThat(answer.content === partial, `stored "${answer.content}" instead of the ${partial.length} streamed characters`);
-    return `${last.code}, ${partial.length} characters kept`;
-  });
+  await report.check(
+    'faults',
+    'a model stream cut after 2 events gives an error event, and the partial answer is stored with status error',
+    async () => {
+      gemini.reset();
+      gemini.cutStreamAfter(2);
+      const reply = await ask(context, MODEL_QUESTIONS[0]);
+      const last = reply.last() as ErrorEvent | undefined;
+      expectThat(last?.type === 'error', `ended with ${last?.type}`);
+      const partial = reply.text();
+      expectThat(partial.length > 0, 'no token arrived before the cut');
+      const meta = reply.meta()!;
+      expectThat(meta.persisted, 'the answer was not persisted');
+      const stored = await getConversation(main.url, meta.conversation_id);
+      const answer = stored.body.messages.find((message) => message.id === meta.message_id);
+      expectThat(answer?.status === 'error', `stored status ${answer?.status}`);
+      expectThat(answer.content === partial, `stored "${answer.content}" instead of the ${partial.length} streamed characters`);
+      return `${last.code}, ${partial.length} characters kept`;
+    },
+  );
 
-  await report.check('faults', 'a reader leaving mid-answer closes the upstream model stream within 1 s, and the answer is stored as interrupted', async () => {
-    gemini.reset();
-    gemini.setDelay(100);
-    try {
-      const question = MODEL_QUESTIONS[0];
-      context.sent.add(question);
-      const reader = await openChat(main.url, chatBody(question));
-      const meta = (await reader.waitFor((event) => event.type === 'meta')) as MetaEvent;
-      await reader.waitFor(isToken);
-      const stream = gemini.lastStream;
-      expectThat(stream, 'the stand-in saw no stream');
-      const leftAt = performance.now();
-      reader.leave();
-      const outcome = await Promise.race([stream.closed, new Promise<string>((resolve) => setTimeout(() => resolve('still open after 1 s'), 1000))]);
-      const closedAfterMs = Math.round(performance.now() - leftAt);
-      expectThat(outcome === 'client-disconnected', `upstream stream: ${outcome}`);
-      let status = '';
-      await until('the interrupted answer stored', async () => {
-        const stored = await getConversation(main.url, meta.conversation_id);
-        status = stored.body.messages.find((message) => message.id === meta.message_id)?.status ?? 'missing';
-        return status !== 'pending' && status !== 'missing';
-      }, 5000);
-      expectThat(status === 'interrupted', `stored status ${status}`);
-      return `upstream closed ${closedAfterMs} ms after the reader left`;
-    } finally {
-      gemini.setDelay(0);
-    }
-  });
+  await report.check(
+    'faults',
+    'a reader leaving mid-answer closes the upstream model stream within 1 s, and the answer is stored as interrupted',
+    async () => {
+      gemini.reset();
+      gemini.setDelay(100);
+      try {
+        const question = MODEL_QUESTIONS[0];
+        context.sent.add(question);
+        const reader = await openChat(main.url, chatBody(question));
+        const meta = (await reader.waitFor((event) => event.type === 'meta')) as MetaEvent;
+        await reader.waitFor(isToken);
+        const stream = gemini.lastStream;
+        expectThat(stream, 'the stand-in saw no stream');
+        const leftAt = performance.now();
+        reader.leave();
+        const outcome = await Promise.race([
+          stream.closed,
+          new Promise<string>((resolve) => setTimeout(() => resolve('still open after 1 s'), 1000)),
+        ]);
+        const closedAfterMs = Math.round(performance.now() - leftAt);
+        expectThat(outcome === 'client-disconnected', `upstream stream: ${outcome}`);
+        let status = '';
+        await until(
+          'the interrupted answer stored',
+          async () => {
+            const stored = await getConversation(main.url, meta.conversation_id);
+            status = stored.body.messages.find((message) => message.id === meta.message_id)?.status ?? 'missing';
+            return status !== 'pending' && status !== 'missing';
+          },
+          5000,
+        );
+        expectThat(status === 'interrupted', `stored status ${status}`);
+        return `upstream closed ${closedAfterMs} ms after the reader left`;
+      } finally {
+        gemini.setDelay(0);
+      }
+    },
+  );
   gemini.reset();
 }
-
-

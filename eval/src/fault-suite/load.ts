@@ -43,7 +43,9 @@ export const LOAD = {
  */
 export function liveHeapAfterFullGc(output: string): { atMs: number; mb: number }[] {
   const byIsolate = new Map<string, { atMs: number; mb: number }[]>();
-  for (const match of output.matchAll(/^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/gm)) {
+  for (const match of output.matchAll(
+    /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/gm,
+  )) {
     const list = byIsolate.get(match[1]!) ?? [];
     list.push({ atMs: Number(match[2]), mb: Number(match[3]) });
     byIsolate.set(match[1]!, list);
@@ -58,7 +60,11 @@ interface ReaderTally {
   failures: string[];
 }
 
-async function readOneAnswer(url: string, question: string, conversationId: string | null): Promise<{ conversationId: string | null; failure: string | null }> {
+async function readOneAnswer(
+  url: string,
+  question: string,
+  conversationId: string | null,
+): Promise<{ conversationId: string | null; failure: string | null }> {
   let meta: string | null = conversationId;
   let ended: 'done' | 'error' | null = null;
   let problem: string | null = null;
@@ -69,7 +75,8 @@ async function readOneAnswer(url: string, question: string, conversationId: stri
       body: JSON.stringify({ message: question, mode: 'general', ...(conversationId ? { conversation_id: conversationId } : {}) }),
       signal: AbortSignal.timeout(30_000),
     });
-    if (response.status !== 200 || !response.body) return { conversationId, failure: `HTTP ${response.status}: ${(await response.text()).slice(0, 100)}` };
+    if (response.status !== 200 || !response.body)
+      return { conversationId, failure: `HTTP ${response.status}: ${(await response.text()).slice(0, 100)}` };
     const parser = createChatStreamParser((event: ChatStreamEvent) => {
       if (event.type === 'meta') {
         meta = event.conversation_id;
@@ -93,7 +100,10 @@ async function readOneAnswer(url: string, question: string, conversationId: stri
 
 export async function runLoad(report: SuiteReport, server: ServerProcess, sql: Sql | null): Promise<void> {
   const readers = sql ? LOAD.readers : LOAD.pgliteReaders;
-  if (!sql) process.stdout.write(`  note [load] conversations are in embedded PGlite (no Postgres answers), so ${readers} readers instead of ${LOAD.readers}\n`);
+  if (!sql)
+    process.stdout.write(
+      `  note [load] conversations are in embedded PGlite (no Postgres answers), so ${readers} readers instead of ${LOAD.readers}\n`,
+    );
   const rss: { atMs: number; mb: number }[] = [];
   const started = performance.now();
   const sampler = setInterval(() => rss.push({ atMs: performance.now() - started, mb: server.rssMb() }), 1000);
@@ -124,54 +134,80 @@ export async function runLoad(report: SuiteReport, server: ServerProcess, sql: S
   const answers = tallies.reduce((sum, tally) => sum + tally.answers, 0);
   const failures = tallies.flatMap((tally) => tally.failures);
 
-  await report.check('load', `${readers} concurrent streaming readers for ${LOAD.durationMs / 1000} s get every answer to its done event with zero errors`, async () => {
-    expectThat(failures.length === 0, `${failures.length} failures for ${answers} answers, e.g. ${[...new Set(failures)].slice(0, 3).join('; ')}`);
-    expectThat(answers > readers * 10, `only ${answers} answers`);
-    return `${answers} answers in ${elapsedS.toFixed(0)} s (${(answers / elapsedS).toFixed(0)}/s)`;
-  });
+  await report.check(
+    'load',
+    `${readers} concurrent streaming readers for ${LOAD.durationMs / 1000} s get every answer to its done event with zero errors`,
+    async () => {
+      expectThat(
+        failures.length === 0,
+        `${failures.length} failures for ${answers} answers, e.g. ${[...new Set(failures)].slice(0, 3).join('; ')}`,
+      );
+      expectThat(answers > readers * 10, `only ${answers} answers`);
+      return `${answers} answers in ${elapsedS.toFixed(0)} s (${(answers / elapsedS).toFixed(0)}/s)`;
+    },
+  );
 
-  await report.check('load', `no leak: the server's live heap after a full GC gains less than ${LOAD.liveHeapGrowthLimitMb} MB from the first full GC past 10 s (or the last before, on a machine slow enough to collect less often) to the last one`, async () => {
-    const live = liveHeapAfterFullGc(server.stdout());
-    const tenSecondMark = started - server.spawnedAt + 10_000;
-    let late = live.filter((sample) => sample.atMs >= tenSecondMark);
-    const lastBefore = live.filter((sample) => sample.atMs < tenSecondMark).at(-1);
-    if (late.length < 2 && lastBefore) late = [lastBefore, ...late];
-    expectThat(late.length >= 2, `only ${late.length} full GCs during the load, too few to judge`);
-    const growth = late.at(-1)!.mb - late[0]!.mb;
-    const series = late.map((sample) => sample.mb.toFixed(0)).join(', ');
-    expectThat(growth < LOAD.liveHeapGrowthLimitMb, `the live heap grew ${growth.toFixed(0)} MB (${series})`);
-    return `live heap after full GCs: ${series} MB`;
-  });
+  await report.check(
+    'load',
+    `no leak: the server's live heap after a full GC gains less than ${LOAD.liveHeapGrowthLimitMb} MB from the first full GC past 10 s (or the last before, on a machine slow enough to collect less often) to the last one`,
+    async () => {
+      const live = liveHeapAfterFullGc(server.stdout());
+      const tenSecondMark = started - server.spawnedAt + 10_000;
+      let late = live.filter((sample) => sample.atMs >= tenSecondMark);
+      const lastBefore = live.filter((sample) => sample.atMs < tenSecondMark).at(-1);
+      if (late.length < 2 && lastBefore) late = [lastBefore, ...late];
+      expectThat(late.length >= 2, `only ${late.length} full GCs during the load, too few to judge`);
+      const growth = late.at(-1)!.mb - late[0]!.mb;
+      const series = late.map((sample) => sample.mb.toFixed(0)).join(', ');
+      expectThat(growth < LOAD.liveHeapGrowthLimitMb, `the live heap grew ${growth.toFixed(0)} MB (${series})`);
+      return `live heap after full GCs: ${series} MB`;
+    },
+  );
 
   await report.check('load', `server memory: RSS stays under ${LOAD.absoluteLimitMb} MB`, async () => {
     const end = rss.at(-1)!;
     const peak = Math.max(...rss.map((sample) => sample.mb));
-    const curve = rss.filter((sample, index) => index % 10 === 0 || sample === end).map((sample) => `${(sample.atMs / 1000).toFixed(0)} s ${sample.mb.toFixed(0)}`).join(', ');
+    const curve = rss
+      .filter((sample, index) => index % 10 === 0 || sample === end)
+      .map((sample) => `${(sample.atMs / 1000).toFixed(0)} s ${sample.mb.toFixed(0)}`)
+      .join(', ');
     expectThat(Number.isFinite(peak), 'the server RSS could not be read');
     expectThat(peak < LOAD.absoluteLimitMb, `peak ${peak.toFixed(0)} MB; RSS MB at ${curve}`);
     return `RSS MB at ${curve}; peak ${peak.toFixed(0)} MB`;
   });
 
-  await report.check('load', 'every answer received under load is stored: completed assistant messages in the conversations equal the answers received', async () => {
-    // Stored answers are finished before `done` is sent; allow the last writes a moment anyway.
-    await sleep(500);
-    let viaHttp = 0;
-    for (const tally of tallies) {
-      if (!tally.conversationId) continue;
-      const stored = await getConversation(server.url, tally.conversationId);
-      const complete = stored.body.messages.filter((message) => message.role === 'assistant' && message.status === 'complete').length;
-      // A reader that gave up (timeout) may still have its answer stored; only answers it received are counted.
-      const gaveUp = tally.failures.length;
-      expectThat(complete >= tally.answers && complete <= tally.answers + gaveUp, `conversation ${tally.conversationId}: ${complete} stored answers for ${tally.answers} received`);
-      viaHttp += complete;
-    }
-    let viaSql = '';
-    if (sql) {
-      const [row] = await sql<{ count: string }[]>`select count(*)::text as count from messages where role = 'assistant' and status = 'complete'`;
-      const stored = Number(row?.count);
-      expectThat(stored >= answers && stored <= answers + failures.length, `SQL counts ${row?.count} complete answers for ${answers} received`);
-      viaSql = `, ${row?.count} in SQL`;
-    }
-    return `${viaHttp} via GET /conversations/:id${viaSql} for ${answers} received`;
-  });
+  await report.check(
+    'load',
+    'every answer received under load is stored: completed assistant messages in the conversations equal the answers received',
+    async () => {
+      // Stored answers are finished before `done` is sent; allow the last writes a moment anyway.
+      await sleep(500);
+      let viaHttp = 0;
+      for (const tally of tallies) {
+        if (!tally.conversationId) continue;
+        const stored = await getConversation(server.url, tally.conversationId);
+        const complete = stored.body.messages.filter((message) => message.role === 'assistant' && message.status === 'complete').length;
+        // A reader that gave up (timeout) may still have its answer stored; only answers it received are counted.
+        const gaveUp = tally.failures.length;
+        expectThat(
+          complete >= tally.answers && complete <= tally.answers + gaveUp,
+          `conversation ${tally.conversationId}: ${complete} stored answers for ${tally.answers} received`,
+        );
+        viaHttp += complete;
+      }
+      let viaSql = '';
+      if (sql) {
+        const [row] = await sql<
+          { count: string }[]
+        >`select count(*)::text as count from messages where role = 'assistant' and status = 'complete'`;
+        const stored = Number(row?.count);
+        expectThat(
+          stored >= answers && stored <= answers + failures.length,
+          `SQL counts ${row?.count} complete answers for ${answers} received`,
+        );
+        viaSql = `, ${row?.count} in SQL`;
+      }
+      return `${viaHttp} via GET /conversations/:id${viaSql} for ${answers} received`;
+    },
+  );
 }

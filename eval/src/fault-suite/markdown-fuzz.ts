@@ -47,7 +47,8 @@ function fuzz(): Promise<FuzzOutcome> {
         const took = current ? performance.now() - current.at : 0;
         if (took > outcome.slowestMs) Object.assign(outcome, { slowestMs: took, slowestFile: current?.file ?? '' });
         outcome.processed += 1;
-        if (message.type === 'threw') outcome.threw.push({ index: message.index, file: message.file, message: message.message, preview: message.preview });
+        if (message.type === 'threw')
+          outcome.threw.push({ index: message.index, file: message.file, message: message.message, preview: message.preview });
         current = null;
       } else if (message.type === 'finished') {
         void worker.terminate();
@@ -63,16 +64,23 @@ function fuzz(): Promise<FuzzOutcome> {
 
 export async function runMarkdownFuzz(report: SuiteReport): Promise<void> {
   let outcome: FuzzOutcome | undefined;
-  await report.check('bad input', `markdown fuzzing: ${INPUTS} random and mutated markdown/MDX inputs (seed ${SEED}) each finish parseDocument + chunkDocument within ${PER_INPUT_LIMIT_MS / 1000} s`, async () => {
-    outcome = await fuzz();
-    expectThat(outcome.hung === null, `input ${outcome.hung?.index} (${outcome.hung?.file}) hung for more than ${PER_INPUT_LIMIT_MS} ms`);
-    expectThat(outcome.processed === INPUTS, `only ${outcome.processed} of ${INPUTS} inputs were processed`);
-    return `slowest ${outcome.slowestMs.toFixed(0)} ms (${outcome.slowestFile}), all in ${(outcome.elapsedMs / 1000).toFixed(1)} s`;
-  });
+  await report.check(
+    'bad input',
+    `markdown fuzzing: ${INPUTS} random and mutated markdown/MDX inputs (seed ${SEED}) each finish parseDocument + chunkDocument within ${PER_INPUT_LIMIT_MS / 1000} s`,
+    async () => {
+      outcome = await fuzz();
+      expectThat(outcome.hung === null, `input ${outcome.hung?.index} (${outcome.hung?.file}) hung for more than ${PER_INPUT_LIMIT_MS} ms`);
+      expectThat(outcome.processed === INPUTS, `only ${outcome.processed} of ${INPUTS} inputs were processed`);
+      return `slowest ${outcome.slowestMs.toFixed(0)} ms (${outcome.slowestFile}), all in ${(outcome.elapsedMs / 1000).toFixed(1)} s`;
+    },
+  );
   await report.check('bad input', 'markdown fuzzing: no input makes the parser or the chunker throw', async () => {
     expectThat(outcome !== undefined, 'the fuzzing did not run');
     const first = outcome.threw[0];
-    expectThat(!first, `${outcome.threw.length} inputs threw; first: #${first?.index} ${first?.file}: ${first?.message} — input starts ${JSON.stringify(first?.preview)}`);
+    expectThat(
+      !first,
+      `${outcome.threw.length} inputs threw; first: #${first?.index} ${first?.file}: ${first?.message} — input starts ${JSON.stringify(first?.preview)}`,
+    );
     return `${outcome.processed} inputs`;
   });
 }

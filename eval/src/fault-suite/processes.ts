@@ -123,7 +123,9 @@ export async function stopChild(child: ChildProcess, graceMs: number): Promise<n
 }
 
 /** Waits for a child to end and returns its exit code and output. */
-export function completion(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+export function completion(
+  child: ChildProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -20,7 +20,16 @@ import { runIngestFaults } from './ingest-faults.js';
 import { runDatabaseOutage, runModelFaults } from './llm-and-database-faults.js';
 import { LOAD, runLoad } from './load.js';
 import { runMarkdownFuzz } from './markdown-fuzz.js';
-import { cleanUp, completion, REPO_ROOT, spawnTs, startServerProcess, stopChild, temporaryDirectory, type ServerProcess } from './processes.js';
+import {
+  cleanUp,
+  completion,
+  REPO_ROOT,
+  spawnTs,
+  startServerProcess,
+  stopChild,
+  temporaryDirectory,
+  type ServerProcess,
+} from './processes.js';
 import { SuiteReport } from './report.js';
 import { runCorsAndAdminChecks, runHtmlAnswerCheck, runLogChecks, runRateLimitCheck } from './security.js';
 import { startTcpRelay, type TcpRelay } from './tcp-relay.js';
@@ -59,7 +68,12 @@ function viaRelay(url: string, relay: TcpRelay): string {
 /** The Gemini stand-in for the load phase, in its own process. */
 async function standInProcess(eventDelayMs: number): Promise<{ url: string; apiKey: string; stop: () => Promise<unknown> }> {
   const cwd = await temporaryDirectory('stand-in-cwd');
-  const child = spawnTs(fileURLToPath(new URL('./gemini-stand-in-process.ts', import.meta.url)), [String(eventDelayMs), `load-${randomUUID()}`], {}, cwd);
+  const child = spawnTs(
+    fileURLToPath(new URL('./gemini-stand-in-process.ts', import.meta.url)),
+    [String(eventDelayMs), `load-${randomUUID()}`],
+    {},
+    cwd,
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -70,7 +84,6 @@ async function standInProcess(eventDelayMs: number): Promise<{ url: string; apiK
   });
   return { ...(JSON.parse(line) as { url: string; apiKey: string }), stop: () => stopChild(child, 5000) };
 }
-
 
 /** What was opened, so `main` can close it whatever happened. */
 interface Resources {
@@ -184,20 +197,26 @@ async function runLoadPhase(postgresUrl: string | null, resources: Resources): P
     sql = postgres(schema.url, { max: 2, onnotice: () => undefined });
     resources.connections.push(sql);
   }
-  const loaded = await startServerProcess('load', {
-    ...loadIndex.env,
-    GEMINI_API_KEY: standIn.apiKey,
-    GEMINI_BASE_URL: standIn.url,
-    LLM_PROVIDER: 'gemini',
-    LLM_MODEL: 'gemini-3.8-flash',
-    RATE_LIMIT_MAX: '1000000',
-    // Every answer is read back through GET /conversations/:id to count what was stored.
-    CONVERSATION_RATE_LIMIT_MAX: '1000000',
-    FEEDBACK_RATE_LIMIT_MAX: '1000000',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  }, ['--trace-gc']);
+  const loaded = await startServerProcess(
+    'load',
+    {
+      ...loadIndex.env,
+      GEMINI_API_KEY: standIn.apiKey,
+      GEMINI_BASE_URL: standIn.url,
+      LLM_PROVIDER: 'gemini',
+      LLM_MODEL: 'gemini-3.8-flash',
+      RATE_LIMIT_MAX: '1000000',
+      // Every answer is read back through GET /conversations/:id to count what was stored.
+      CONVERSATION_RATE_LIMIT_MAX: '1000000',
+      FEEDBACK_RATE_LIMIT_MAX: '1000000',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    ['--trace-gc'],
+  );
   resources.servers.push(loaded);
-  log(`load server ${loaded.url} (pid ${loaded.pid}), stand-in pacing ${LOAD_EVENT_DELAY_MS} ms per event, readers pause ${LOAD.thinkMs.join('-')} ms between questions`);
+  log(
+    `load server ${loaded.url} (pid ${loaded.pid}), stand-in pacing ${LOAD_EVENT_DELAY_MS} ms per event, readers pause ${LOAD.thinkMs.join('-')} ms between questions`,
+  );
   await runLoad(report, loaded, sql);
 }
 

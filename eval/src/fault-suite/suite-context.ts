@@ -54,7 +54,9 @@ export async function getConversation(url: string, id: string): Promise<{ status
   return { status: response.status, body: (await response.json()) as ConversationBody };
 }
 
-export async function health(url: string): Promise<{ status: number; body: { status: string; services: { postgres: { status: string } } } }> {
+export async function health(
+  url: string,
+): Promise<{ status: number; body: { status: string; services: { postgres: { status: string } } } }> {
   const response = await fetch(`${url}/health`);
   return { status: response.status, body: (await response.json()) as { status: string; services: { postgres: { status: string } } } };
 }

@@ -14,10 +14,17 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const PNPM = ['-y', 'pnpm@10.34.9'];
 /** The packages a user installs, in dependency order, by folder under packages/. */
-export const PUBLISHED = { protocol: '@docs-chat/protocol', core: '@docs-chat/core', server: '@docs-chat/server', 'docusaurus-plugin': '@docs-chat/docusaurus-plugin' } as const;
+export const PUBLISHED = {
+  protocol: '@docs-chat/protocol',
+  core: '@docs-chat/core',
+  server: '@docs-chat/server',
+  'docusaurus-plugin': '@docs-chat/docusaurus-plugin',
+} as const;
 export type PublishedFolder = keyof typeof PUBLISHED;
 /** The Docusaurus version of docs-site, so the fresh site matches what the plugin is developed against. */
-export const DOCUSAURUS_VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'docs-site', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['@docusaurus/core']!;
+export const DOCUSAURUS_VERSION = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'docs-site', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+).dependencies['@docusaurus/core']!;
 
 export interface RunResult {
   code: number | null;
@@ -26,7 +33,11 @@ export interface RunResult {
   ms: number;
 }
 
-export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<RunResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -43,9 +54,16 @@ export function run(command: string, args: string[], options: { cwd: string; env
   });
 }
 
-export async function mustRun(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+export async function mustRun(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<RunResult> {
   const result = await run(command, args, options);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} (in ${options.cwd}) exited ${result.code}:\n${result.stderr.slice(-4000)}\n${result.stdout.slice(-2000)}`);
+  if (result.code !== 0)
+    throw new Error(
+      `${command} ${args.join(' ')} (in ${options.cwd}) exited ${result.code}:\n${result.stderr.slice(-4000)}\n${result.stdout.slice(-2000)}`,
+    );
   return result;
 }
 
@@ -58,7 +76,9 @@ export async function packWorkspace(dest: string): Promise<Record<PublishedFolde
   await mustRun('npx', [...PNPM, 'build'], { cwd: REPO_ROOT });
   const tarballs = {} as Record<PublishedFolder, string>;
   for (const folder of Object.keys(PUBLISHED) as PublishedFolder[]) {
-    const { stdout } = await mustRun('npx', [...PNPM, 'pack', '--pack-destination', dest], { cwd: path.join(REPO_ROOT, 'packages', folder) });
+    const { stdout } = await mustRun('npx', [...PNPM, 'pack', '--pack-destination', dest], {
+      cwd: path.join(REPO_ROOT, 'packages', folder),
+    });
     const tarball = stdout.trim().split('\n').at(-1)!.trim();
     if (!fs.existsSync(tarball)) throw new Error(`pnpm pack of packages/${folder} printed no tarball path: ${stdout}`);
     tarballs[folder] = tarball;
@@ -152,7 +172,9 @@ export function docusaurusBuild(dir: string): Promise<RunResult> {
 
 /** Installed packages per package-lock.json (every node_modules entry, nested ones too). */
 export function lockedPackages(dir: string, options: { production?: boolean } = {}): Set<string> {
-  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; version?: string }> };
+  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; version?: string }>;
+  };
   return new Set(
     Object.entries(lock.packages)
       .filter(([key, entry]) => key !== '' && !(options.production && entry.dev))
@@ -165,7 +187,11 @@ export function lockedPackages(dir: string, options: { production?: boolean } = 
  * site's package-lock.json and through no other dependency of the site.
  */
 export function packagesOnlyReachableFrom(dir: string, name: string): string[] {
-  type Entry = { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  type Entry = {
+    dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
   const { packages } = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, Entry> };
   const resolve = (from: string, dependency: string): string | undefined => {
     let folder = from;
@@ -195,7 +221,9 @@ export function packagesOnlyReachableFrom(dir: string, name: string): string[] {
   const roots = Object.keys(packages['']?.dependencies ?? {});
   const all = reachable(roots);
   const others = reachable(roots.filter((root) => root !== name));
-  return [...all].filter((key) => !others.has(key) && key !== `node_modules/${name}`).map((key) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length));
+  return [...all]
+    .filter((key) => !others.has(key) && key !== `node_modules/${name}`)
+    .map((key) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length));
 }
 
 export function directorySize(dir: string): number {

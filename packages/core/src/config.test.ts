@@ -44,7 +44,10 @@ describe('core configuration', () => {
 
   it('reads out-of-scope thresholds that override the calibrated ones, and refuses values out of range', () => {
     expect(loadCoreConfig({}, '/srv/app').scope).toEqual({});
-    expect(loadCoreConfig({ SCOPE_MIN_VOCABULARY: '0.3', SCOPE_MIN_EVIDENCE: '1.1' }, '/srv/app').scope).toEqual({ minVocabulary: 0.3, minEvidence: 1.1 });
+    expect(loadCoreConfig({ SCOPE_MIN_VOCABULARY: '0.3', SCOPE_MIN_EVIDENCE: '1.1' }, '/srv/app').scope).toEqual({
+      minVocabulary: 0.3,
+      minEvidence: 1.1,
+    });
     const tooHigh = configError({ SCOPE_MIN_VOCABULARY: '40' });
     expect(tooHigh.message).toBe('SCOPE_MIN_VOCABULARY="40" is not a number from 0 to 1.');
     expect(tooHigh.hint).toContain('0.4');
@@ -82,7 +85,9 @@ describe('RETRIEVAL_PROFILE overrides', () => {
   });
 
   it('names the variable when the file is not JSON', () => {
-    expect(configError({ RETRIEVAL_PROFILE: '/nonexistent/profile.json' }).message).toContain('RETRIEVAL_PROFILE=/nonexistent/profile.json cannot be read');
+    expect(configError({ RETRIEVAL_PROFILE: '/nonexistent/profile.json' }).message).toContain(
+      'RETRIEVAL_PROFILE=/nonexistent/profile.json cannot be read',
+    );
   });
 
   it('keeps valid overrides for the retrieval profile', () => {

@@ -142,7 +142,12 @@ function profileOverrides(env: Env, cwd: string): ProfileOverrides {
 export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd()): CoreConfig {
   const geminiKey = text(env, 'GEMINI_API_KEY');
   const openaiKey = text(env, 'OPENAI_API_KEY');
-  const provider = oneOf<EmbeddingProvider>(env, 'EMBEDDING_PROVIDER', ['neural', 'local', 'gemini', 'openai'], geminiKey ? 'gemini' : 'neural');
+  const provider = oneOf<EmbeddingProvider>(
+    env,
+    'EMBEDDING_PROVIDER',
+    ['neural', 'local', 'gemini', 'openai'],
+    geminiKey ? 'gemini' : 'neural',
+  );
   if (provider === 'gemini' && !geminiKey) {
     throw new DocsChatError('config_invalid', 'EMBEDDING_PROVIDER=gemini needs GEMINI_API_KEY.', {
       hint: 'Set GEMINI_API_KEY in .env, or set EMBEDDING_PROVIDER=local for offline embeddings.',
@@ -159,9 +164,13 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
   if (model) embedder.model = model;
   const dimensions = positiveInteger(env, 'EMBEDDING_DIMENSIONS');
   if (dimensions && provider === 'neural' && dimensions !== 512) {
-    throw new DocsChatError('config_invalid', `EMBEDDING_DIMENSIONS=${dimensions} does not fit EMBEDDING_PROVIDER=neural, whose model gives 512 dimensions.`, {
-      hint: 'Leave EMBEDDING_DIMENSIONS unset with the neural embedder.',
-    });
+    throw new DocsChatError(
+      'config_invalid',
+      `EMBEDDING_DIMENSIONS=${dimensions} does not fit EMBEDDING_PROVIDER=neural, whose model gives 512 dimensions.`,
+      {
+        hint: 'Leave EMBEDDING_DIMENSIONS unset with the neural embedder.',
+      },
+    );
   }
   if (dimensions) embedder.dimensions = dimensions;
   const threads = positiveInteger(env, 'EMBEDDING_THREADS');
@@ -224,7 +233,10 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
     });
   }
   if (siteDir !== undefined) {
-    config.site = { dir: path.resolve(cwd, siteDir), ...(siteConfigFile !== undefined ? { configFile: path.resolve(cwd, siteConfigFile) } : {}) };
+    config.site = {
+      dir: path.resolve(cwd, siteDir),
+      ...(siteConfigFile !== undefined ? { configFile: path.resolve(cwd, siteConfigFile) } : {}),
+    };
   }
   // Coverage and the dense cosine each run from 0 to 1, so their sum (the evidence) from 0 to 2.
   const minVocabulary = numberBetween(env, 'SCOPE_MIN_VOCABULARY', 0, 1, '0.4');

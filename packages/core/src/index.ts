@@ -19,12 +19,45 @@ export { fitScopeThresholds, readScopeFit, pseudoQuestions, type ScopeFit } from
 export { OFF_TOPIC_QUESTIONS } from './search/off-topic-questions.js';
 export { splitQuestion, condenseQuestion, type QuestionParts } from './search/question-parts.js';
 export { assembleContext, DEFAULT_CONTEXT_TOKEN_BUDGET } from './search/context-assembly.js';
-export { withRetries, isRetryableError, isRetryableStatus, isNetworkError, statusOf, retryAfterMsOf, parseGoogleRetryDelay, parseRetryAfterHeader, sleep, type RetryOptions, type RetryAttemptInfo } from './retry.js';
+export {
+  withRetries,
+  isRetryableError,
+  isRetryableStatus,
+  isNetworkError,
+  statusOf,
+  retryAfterMsOf,
+  parseGoogleRetryDelay,
+  parseRetryAfterHeader,
+  sleep,
+  type RetryOptions,
+  type RetryAttemptInfo,
+} from './retry.js';
 export { createEmbedder, type EmbedderSettings } from './embeddings/create-embedder.js';
-export { createGeminiEmbedder, DEFAULT_GEMINI_EMBEDDING_MODEL, DEFAULT_GEMINI_EMBEDDING_DIMENSIONS, GEMINI_MAX_BATCH, type GeminiEmbedderOptions } from './embeddings/gemini-embedder.js';
+export {
+  createGeminiEmbedder,
+  DEFAULT_GEMINI_EMBEDDING_MODEL,
+  DEFAULT_GEMINI_EMBEDDING_DIMENSIONS,
+  GEMINI_MAX_BATCH,
+  type GeminiEmbedderOptions,
+} from './embeddings/gemini-embedder.js';
 export { createOpenAIEmbedder, DEFAULT_OPENAI_EMBEDDING_MODEL, type OpenAIEmbedderOptions } from './embeddings/openai-embedder.js';
-export { createEmbeddingPipeline, documentCacheKey, type EmbeddingPipeline, type EmbeddingPipelineOptions, type EmbeddingStats, type DocumentToEmbed, type EmbedDocumentsOptions, type RetryPolicy } from './embeddings/embedding-pipeline.js';
-export { createFileEmbeddingCache, createMemoryEmbeddingCache, cacheFileName, type EmbeddingCache, type FileEmbeddingCacheOptions } from './embeddings/embedding-cache.js';
+export {
+  createEmbeddingPipeline,
+  documentCacheKey,
+  type EmbeddingPipeline,
+  type EmbeddingPipelineOptions,
+  type EmbeddingStats,
+  type DocumentToEmbed,
+  type EmbedDocumentsOptions,
+  type RetryPolicy,
+} from './embeddings/embedding-pipeline.js';
+export {
+  createFileEmbeddingCache,
+  createMemoryEmbeddingCache,
+  cacheFileName,
+  type EmbeddingCache,
+  type FileEmbeddingCacheOptions,
+} from './embeddings/embedding-cache.js';
 export { toEmbedderError, isGeminiInvalidKey, type EmbedderErrorContext } from './embeddings/embedder-errors.js';
 export { toUnitVector } from './embeddings/unit-vector.js';
 export { createEmbeddedStore, type EmbeddedStoreOptions } from './stores/embedded-store.js';
@@ -35,7 +68,15 @@ export { runGitIngest, runRecordsIngest, type RunGitIngestOptions, type RunRecor
 export { normalizeGitUrl, redactGitUrl, type GitSourceSettings } from './ingest/git-source.js';
 export { parseRecordMapping, MAX_RECORD_BYTES, type RecordsSourceSettings } from './ingest/records-source.js';
 export type { GitRange } from './ingest/ingest-report.js';
-export { runIngest, openRetrieval, loadThesaurus, createVectorStoreFromConfig, createEmbedderFromConfig, type OpenedRetrieval, type RunIngestOptions } from './runtime.js';
+export {
+  runIngest,
+  openRetrieval,
+  loadThesaurus,
+  createVectorStoreFromConfig,
+  createEmbedderFromConfig,
+  type OpenedRetrieval,
+  type RunIngestOptions,
+} from './runtime.js';
 export { createThesaurus, parseSynonymsFile, BUILT_IN_SYNONYMS, type Thesaurus } from './text/synonyms.js';
 export { boundSelection, countTokens, type BoundedSelection } from './protocol/token-budget.js';
 export { decodeSourceFile, type DecodedSource } from './markdown/decode-source.js';
@@ -61,7 +102,13 @@ export {
   type ProfileOverrides,
   type ProfileHashes,
 } from './profile/retrieval-profile.js';
-export { createNeuralEmbedder, NEURAL_EMBEDDER_MODEL, NEURAL_MODEL_PACKAGE, NEURAL_REINSTALL_HINT, type NeuralEmbedderOptions } from './embeddings/neural-embedder.js';
+export {
+  createNeuralEmbedder,
+  NEURAL_EMBEDDER_MODEL,
+  NEURAL_MODEL_PACKAGE,
+  NEURAL_REINSTALL_HINT,
+  type NeuralEmbedderOptions,
+} from './embeddings/neural-embedder.js';
 export { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from './workers/worker-pool.js';
 export {
   readSiteLayout,

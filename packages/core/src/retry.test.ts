@@ -3,7 +3,10 @@ import { isRetryableError, parseGoogleRetryDelay, parseRetryAfterHeader, withRet
 import type { RetryAttemptInfo } from './retry.js';
 
 class StatusError extends Error {
-  constructor(readonly status: number, message = `status ${status}`) {
+  constructor(
+    readonly status: number,
+    message = `status ${status}`,
+  ) {
     super(message);
   }
 }
@@ -41,7 +44,10 @@ describe('withRetries', () => {
 
   it('waits at least the delay the server asked for, even above the backoff cap', async () => {
     const retries: RetryAttemptInfo[] = [];
-    const { operation } = failingTimes(1, () => new DocsChatError('embedder_rate_limited', 'slow down', { retryable: true, retryAfterMs: 150 }));
+    const { operation } = failingTimes(
+      1,
+      () => new DocsChatError('embedder_rate_limited', 'slow down', { retryable: true, retryAfterMs: 150 }),
+    );
     const started = Date.now();
     await withRetries(operation, { baseDelayMs: 1, maxDelayMs: 5, onRetry: (info) => retries.push(info) });
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
@@ -50,7 +56,10 @@ describe('withRetries', () => {
   });
 
   it('gives up at once when the server asks for a longer wait than allowed', async () => {
-    const { operation, calls } = failingTimes(1, () => new DocsChatError('embedder_rate_limited', 'quota', { retryable: true, retryAfterMs: 90_000 }));
+    const { operation, calls } = failingTimes(
+      1,
+      () => new DocsChatError('embedder_rate_limited', 'quota', { retryable: true, retryAfterMs: 90_000 }),
+    );
     await expect(withRetries(operation, { maxServerDelayMs: 60_000 })).rejects.toThrow('quota');
     expect(calls()).toBe(1);
   });
@@ -68,9 +77,9 @@ describe('withRetries', () => {
     const { operation, calls } = failingTimes(1, () => new StatusError(503));
     const started = Date.now();
     setTimeout(() => controller.abort(), 30);
-    await expect(
-      withRetries(operation, { signal: controller.signal, retryAfterMs: () => 10_000 }),
-    ).rejects.toMatchObject({ code: 'aborted' });
+    await expect(withRetries(operation, { signal: controller.signal, retryAfterMs: () => 10_000 })).rejects.toMatchObject({
+      code: 'aborted',
+    });
     expect(Date.now() - started).toBeLessThan(2000);
     expect(calls()).toBe(1);
   });
@@ -106,7 +115,10 @@ describe('parseGoogleRetryDelay', () => {
     error: {
       code: 429,
       status: 'RESOURCE_EXHAUSTED',
-      details: [{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure' }, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }],
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.QuotaFailure' },
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay },
+      ],
     },
   });
 

@@ -12,8 +12,14 @@ describe('SEARCH_SYNONYMS_FILE', () => {
     workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-synonyms-'));
     const docsDir = path.join(workDir, 'docs');
     await fs.mkdir(docsDir, { recursive: true });
-    await fs.writeFile(path.join(docsDir, 'ground-station.md'), '# Ground station\n\n## Pointing the dish\n\nThe dish follows each satellite across the sky.\n');
-    await fs.writeFile(path.join(docsDir, 'archive.md'), '# Archive\n\n## Keeping telemetry\n\nTelemetry frames are kept for thirty days.\n');
+    await fs.writeFile(
+      path.join(docsDir, 'ground-station.md'),
+      '# Ground station\n\n## Pointing the dish\n\nThe dish follows each satellite across the sky.\n',
+    );
+    await fs.writeFile(
+      path.join(docsDir, 'archive.md'),
+      '# Archive\n\n## Keeping telemetry\n\nTelemetry frames are kept for thirty days.\n',
+    );
     env = { DATA_DIR: path.join(workDir, 'data'), DOCS_DIR: docsDir, EMBEDDING_PROVIDER: 'local' };
     await runIngest(loadCoreConfig(env));
   });

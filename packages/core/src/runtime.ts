@@ -88,7 +88,15 @@ export async function runGitIngest(config: CoreConfig, options: RunGitIngestOpti
   options.onProgress?.({ phase: 'fetch', done: 0, total: 1 });
   const checkout = await checkoutGitSource(config.dataDir, settings, options.signal);
   try {
-    const range: GitRange = { url: redactGitUrl(checkout.url), ref: checkout.ref, path: checkout.path, from: null, to: checkout.commit, mode: 'full', reason: 'no commit recorded in this index yet: first sync, rebuild or changed settings' };
+    const range: GitRange = {
+      url: redactGitUrl(checkout.url),
+      ref: checkout.ref,
+      path: checkout.path,
+      from: null,
+      to: checkout.commit,
+      mode: 'full',
+      reason: 'no commit recorded in this index yet: first sync, rebuild or changed settings',
+    };
     const report = await withIngestDependencies(config, options, (deps) =>
       ingestDocs(deps, {
         ...options,
@@ -148,7 +156,14 @@ async function withIngestDependencies<T>(
     concurrency: Math.max(2, config.embedder.threads ?? (embedder.provider === 'neural' ? defaultNeuralThreads() : 2)),
   });
   try {
-    return await run({ store, embedder, embedding, dataDir: config.dataDir, profile: retrievalProfileFor(embedder.provider, config.profileOverrides), thesaurus: await loadThesaurus(config) });
+    return await run({
+      store,
+      embedder,
+      embedding,
+      dataDir: config.dataDir,
+      profile: retrievalProfileFor(embedder.provider, config.profileOverrides),
+      thesaurus: await loadThesaurus(config),
+    });
   } finally {
     await Promise.all([store.close(), embedder.close?.()]);
   }
@@ -161,10 +176,14 @@ export async function loadThesaurus(config: Pick<CoreConfig, 'synonymsFile'>): P
   try {
     text = await readFile(config.synonymsFile, 'utf8');
   } catch (error) {
-    throw new DocsChatError('config_invalid', `SEARCH_SYNONYMS_FILE=${config.synonymsFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, {
-      hint: 'Point SEARCH_SYNONYMS_FILE at a readable text file of comma-separated synonym groups, or unset it.',
-      cause: error,
-    });
+    throw new DocsChatError(
+      'config_invalid',
+      `SEARCH_SYNONYMS_FILE=${config.synonymsFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+      {
+        hint: 'Point SEARCH_SYNONYMS_FILE at a readable text file of comma-separated synonym groups, or unset it.',
+        cause: error,
+      },
+    );
   }
   return createThesaurus(parseSynonymsFile(text, `SEARCH_SYNONYMS_FILE=${config.synonymsFile}`));
 }

@@ -19,13 +19,18 @@ rmSync(outputDir, { recursive: true, force: true });
 // reads from its lib/: build it first (two small modules) so `pnpm install` alone leaves both usable.
 const protocolDir = join(packageDir, '..', 'protocol');
 if (existsSync(join(protocolDir, 'tsconfig.build.json'))) {
-  const protocol = spawnSync(process.execPath, [join(packageDir, '..', '..', 'scripts', 'build-package.mjs')], { cwd: protocolDir, stdio: 'inherit' });
+  const protocol = spawnSync(process.execPath, [join(packageDir, '..', '..', 'scripts', 'build-package.mjs')], {
+    cwd: protocolDir,
+    stdio: 'inherit',
+  });
   if (protocol.status !== 0) process.exit(protocol.status ?? 1);
 }
 const tscBin = require.resolve('typescript/bin/tsc');
 const result = spawnSync(process.execPath, [tscBin, '-p', join(packageDir, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (result.status !== 0) {
-  console.error('docusaurus-plugin build: tsc failed; fix the type errors above and run `pnpm --filter @docs-chat/docusaurus-plugin build` again.');
+  console.error(
+    'docusaurus-plugin build: tsc failed; fix the type errors above and run `pnpm --filter @docs-chat/docusaurus-plugin build` again.',
+  );
   process.exit(result.status ?? 1);
 }
 

@@ -67,7 +67,11 @@ export default function docsChatPlugin(context: LoadContext, options: PluginOpti
     async postBuild({ outDir, baseUrl, siteConfig = context.siteConfig }) {
       // siteConfig is always there in a build; unit tests of the other outputs may leave it out.
       if (llmsPages !== null && siteConfig) {
-        await writeLlmsFiles(outDir, { title: siteConfig.title, summary: options.llmsTxt.summary ?? siteConfig.tagline ?? '', url: siteConfig.url, baseUrl }, llmsPages);
+        await writeLlmsFiles(
+          outDir,
+          { title: siteConfig.title, summary: options.llmsTxt.summary ?? siteConfig.tagline ?? '', url: siteConfig.url, baseUrl },
+          llmsPages,
+        );
       }
       if (permalinks === null) return;
       if (options.writePermalinks) await writePermalinksFile(join(outDir, PERMALINKS_BUILD_FILE), permalinks);
@@ -79,24 +83,32 @@ export default function docsChatPlugin(context: LoadContext, options: PluginOpti
 /** Writes llms.txt, llms-full.txt and the .md twins, and says so in the build log. */
 async function writeLlmsFiles(outDir: string, site: Parameters<typeof writeLlmsTxt>[1], pages: LlmsTxtPage[]): Promise<void> {
   if (pages.length === 0) {
-    console.warn('[docs-chat] No docs for llms.txt: it lists the pages of @docusaurus/plugin-content-docs (the classic preset has it). Set llmsTxt to false to skip it.');
+    console.warn(
+      '[docs-chat] No docs for llms.txt: it lists the pages of @docusaurus/plugin-content-docs (the classic preset has it). Set llmsTxt to false to skip it.',
+    );
     return;
   }
   const result = await writeLlmsTxt(outDir, site, pages);
   for (const { source, reason } of result.skipped) console.warn(`[docs-chat] Left out of llms.txt: ${source}: ${reason}.`);
-  console.log(`[docs-chat] llms.txt: ${result.pages} pages, with llms-full.txt and a .md twin of each (${relative(process.cwd(), result.files.llmsTxt)}).`);
+  console.log(
+    `[docs-chat] llms.txt: ${result.pages} pages, with llms-full.txt and a .md twin of each (${relative(process.cwd(), result.files.llmsTxt)}).`,
+  );
 }
 
 /** Writes the static search index of the build's docs and says what it holds (build logs are what admins read). */
 async function writeStaticSearchIndex(outDir: string, baseUrl: string, permalinks: PermalinksFile): Promise<void> {
   if (permalinks.docs.length === 0) {
-    console.warn('[docs-chat] No docs to put in the search index: search in the browser needs @docusaurus/plugin-content-docs (the classic preset has it). Set search.staticIndex to false to skip it.');
+    console.warn(
+      '[docs-chat] No docs to put in the search index: search in the browser needs @docusaurus/plugin-content-docs (the classic preset has it). Set search.staticIndex to false to skip it.',
+    );
     return;
   }
   const { written, skipped } = await writeSearchIndex(outDir, baseUrl, permalinks.docs);
   for (const { source, reason } of skipped) console.warn(`[docs-chat] Left out of the search index: ${source}: ${reason}.`);
   if (written === null) {
-    console.warn(`[docs-chat] No search index written: none of the ${permalinks.docs.length} docs has a built page with docs content. Search in the browser will say it is unavailable.`);
+    console.warn(
+      `[docs-chat] No search index written: none of the ${permalinks.docs.length} docs has a built page with docs content. Search in the browser will say it is unavailable.`,
+    );
     return;
   }
   const gzipKilobytes = gzipSync(await readFile(written.indexFile)).length / 1024;
@@ -113,7 +125,9 @@ function requireChartLibrary(): void {
   try {
     createRequire(join(packageDir, 'package.json')).resolve('uplot');
   } catch {
-    throw new Error('[docs-chat] The insights page (insights.enabled) draws its charts with uPlot: install it in your site with "npm install uplot@1.6.32", or turn the page off.');
+    throw new Error(
+      '[docs-chat] The insights page (insights.enabled) draws its charts with uPlot: install it in your site with "npm install uplot@1.6.32", or turn the page off.',
+    );
   }
 }
 

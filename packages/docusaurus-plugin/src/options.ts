@@ -104,11 +104,13 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
     .uri({ scheme: ['http', 'https'] })
     .default(DEFAULT_OPTIONS.serverUrl)
     .messages({
-      'string.uri': '"serverUrl" must be an absolute http(s) URL of the docs-chat server, e.g. "https://chat.example.com" or "http://localhost:8000".',
+      'string.uri':
+        '"serverUrl" must be an absolute http(s) URL of the docs-chat server, e.g. "https://chat.example.com" or "http://localhost:8000".',
       'string.uriCustomScheme': '"serverUrl" must start with http:// or https://, e.g. "http://localhost:8000".',
       'string.base': '"serverUrl" must be a string such as "http://localhost:8000".',
       // Typically `serverUrl: process.env.DOCS_CHAT_SERVER_URL` with the variable set but empty.
-      'string.empty': '"serverUrl" is empty: set it (or the environment variable it reads) to the docs-chat server\'s URL as readers\' browsers reach it, e.g. "https://chat.example.com", or leave it out for "http://localhost:8000".',
+      'string.empty':
+        '"serverUrl" is empty: set it (or the environment variable it reads) to the docs-chat server\'s URL as readers\' browsers reach it, e.g. "https://chat.example.com", or leave it out for "http://localhost:8000".',
     }),
   title: optionalText('title', 80),
   placeholder: optionalText('placeholder', 120),
@@ -150,11 +152,14 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
       }),
   })
     .default(DEFAULT_OPTIONS.panel)
-    .messages({ 'object.base': '"panel" must be an object with "side" ("left" or "right") and "width" (CSS pixels), e.g. side: "right", width: 420.' }),
+    .messages({
+      'object.base': '"panel" must be an object with "side" ("left" or "right") and "width" (CSS pixels), e.g. side: "right", width: 420.',
+    }),
   writePermalinks: Joi.boolean().default(DEFAULT_OPTIONS.writePermalinks),
   search: Joi.object({
     navbar: Joi.boolean().default(DEFAULT_OPTIONS.search.navbar).messages({
-      'boolean.base': '"search.navbar" must be true (docs-chat\'s search box in the navbar) or false (keep the site\'s own search, e.g. Algolia DocSearch).',
+      'boolean.base':
+        '"search.navbar" must be true (docs-chat\'s search box in the navbar) or false (keep the site\'s own search, e.g. Algolia DocSearch).',
     }),
     staticIndex: Joi.boolean().default(DEFAULT_OPTIONS.search.staticIndex).messages({
       'boolean.base': '"search.staticIndex" must be true (write a search index at build, for search without the server) or false.',
@@ -162,7 +167,8 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
   })
     .default(DEFAULT_OPTIONS.search)
     .messages({
-      'object.base': '"search" must be an object with navbar and staticIndex, each true or false (e.g. navbar: false for a site that keeps Algolia DocSearch).',
+      'object.base':
+        '"search" must be an object with navbar and staticIndex, each true or false (e.g. navbar: false for a site that keeps Algolia DocSearch).',
       'object.unknown': 'Unknown option {#label}: "search" takes navbar and staticIndex.',
     }),
   llmsTxt: Joi.alternatives()
@@ -177,8 +183,10 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
     )
     .default(DEFAULT_OPTIONS.llmsTxt)
     .messages({
-      'alternatives.types': '"llmsTxt" must be false (no llms.txt), true, or an object with enabled (true or false) and summary (the line under the title), e.g. summary: "Docs of Acme, the billing API."',
-      'alternatives.match': '"llmsTxt" must be false (no llms.txt), true, or an object with enabled (true or false) and summary (the line under the title), e.g. summary: "Docs of Acme, the billing API."',
+      'alternatives.types':
+        '"llmsTxt" must be false (no llms.txt), true, or an object with enabled (true or false) and summary (the line under the title), e.g. summary: "Docs of Acme, the billing API."',
+      'alternatives.match':
+        '"llmsTxt" must be false (no llms.txt), true, or an object with enabled (true or false) and summary (the line under the title), e.g. summary: "Docs of Acme, the billing API."',
     }),
   insights: Joi.object({
     enabled: Joi.boolean().default(DEFAULT_OPTIONS.insights.enabled).messages({
@@ -188,7 +196,8 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
       .pattern(/^\/[A-Za-z0-9/_-]*$/)
       .default(DEFAULT_OPTIONS.insights.path)
       .messages({
-        'string.pattern.base': '"insights.path" must be a route starting with "/", made of letters, digits, "-", "_" and "/", e.g. "/docs-chat/insights".',
+        'string.pattern.base':
+          '"insights.path" must be a route starting with "/", made of letters, digits, "-", "_" and "/", e.g. "/docs-chat/insights".',
       }),
   })
     .default(DEFAULT_OPTIONS.insights)

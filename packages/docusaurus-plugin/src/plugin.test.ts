@@ -8,7 +8,9 @@ import type { AllContent, LoadContext, PluginContentLoadedActions } from '@docus
 import docsChatPlugin, { DEFAULT_OPTIONS, getSwizzleConfig, validateOptions, type Options, type PluginOptions } from './index.js';
 import { collectPermalinks } from './permalinks.js';
 
-const { normalizePluginOptions } = createRequire(import.meta.url)('@docusaurus/utils-validation') as typeof import('@docusaurus/utils-validation');
+const { normalizePluginOptions } = createRequire(import.meta.url)(
+  '@docusaurus/utils-validation',
+) as typeof import('@docusaurus/utils-validation');
 
 // Docusaurus hands validateOptions its own normalizePluginOptions as `validate`.
 function validate(options: Options | undefined): PluginOptions {
@@ -41,7 +43,10 @@ describe('plugin options', () => {
   });
 
   it('lets a site without the navbar search use Ctrl+K for the chat', () => {
-    expect(validate({ shortcut: 'mod+k', search: { navbar: false } })).toMatchObject({ shortcut: 'mod+k', search: { navbar: false, staticIndex: true } });
+    expect(validate({ shortcut: 'mod+k', search: { navbar: false } })).toMatchObject({
+      shortcut: 'mod+k',
+      search: { navbar: false, staticIndex: true },
+    });
   });
 
   it('fills in a missing panel width when only the side is given', () => {
@@ -52,23 +57,46 @@ describe('plugin options', () => {
     ['four suggested questions', { suggestedQuestions: ['a', 'b', 'c', 'd'] }, /holds at most 3 questions/],
     ['a server URL without a scheme', { serverUrl: 'localhost:8000' }, /"serverUrl" must start with http:\/\/ or https:\/\//],
     ['a server URL that is not a URL', { serverUrl: 'not a url' }, /"serverUrl" must start with http:\/\/ or https:\/\//],
-    ['an empty server URL (an empty environment variable)', { serverUrl: '' }, /"serverUrl" is empty: set it .* e\.g\. "https:\/\/chat\.example\.com"/],
-    ['a server URL that is not a string', { serverUrl: 8000 as unknown as string }, /"serverUrl" must be a string such as "http:\/\/localhost:8000"/],
+    [
+      'an empty server URL (an empty environment variable)',
+      { serverUrl: '' },
+      /"serverUrl" is empty: set it .* e\.g\. "https:\/\/chat\.example\.com"/,
+    ],
+    [
+      'a server URL that is not a string',
+      { serverUrl: 8000 as unknown as string },
+      /"serverUrl" must be a string such as "http:\/\/localhost:8000"/,
+    ],
     ['a shortcut without a modifier', { shortcut: 'i' }, /"shortcut" must be modifiers and one key joined by "\+", e.g. "mod\+i"/],
     ['a panel narrower than a phone', { panel: { width: 100 } }, /"panel.width" is in CSS pixels and must be at least 280/],
     ['a panel on the top', { panel: { side: 'top' as 'left' } }, /"panel.side" must be "left" or "right"/],
     ['an empty title', { title: '' }, /"title" must not be empty: remove the option to use the translated default/],
     ['a misspelt option', { serverURL: 'x' } as Options, /Unknown docs-chat option "serverURL": the options are serverUrl/],
-    ['a search option that is not a boolean', { search: { navbar: 'no' as unknown as boolean } }, /"search.navbar" must be true .* or false \(keep the site's own search, e.g. Algolia DocSearch\)/],
-    ['a misspelt search option', { search: { navBar: false } as Options['search'] }, /Unknown option "search.navBar": "search" takes navbar and staticIndex/],
-    ["a chat shortcut that is the search box's", { shortcut: 'mod+k' }, /"shortcut" "mod\+k" is the search box's shortcut \(Ctrl\+K, ⌘K on macOS\): choose another, e.g. "mod\+i", or set search.navbar to false/],
+    [
+      'a search option that is not a boolean',
+      { search: { navbar: 'no' as unknown as boolean } },
+      /"search.navbar" must be true .* or false \(keep the site's own search, e.g. Algolia DocSearch\)/,
+    ],
+    [
+      'a misspelt search option',
+      { search: { navBar: false } as Options['search'] },
+      /Unknown option "search.navBar": "search" takes navbar and staticIndex/,
+    ],
+    [
+      "a chat shortcut that is the search box's",
+      { shortcut: 'mod+k' },
+      /"shortcut" "mod\+k" is the search box's shortcut \(Ctrl\+K, ⌘K on macOS\): choose another, e.g. "mod\+i", or set search.navbar to false/,
+    ],
     ["a chat shortcut that is the search box's on Windows and Linux", { shortcut: 'ctrl+k' }, /is the search box's shortcut/],
   ])('rejects %s with a message that says what to fix', (_case, options, message) => {
     expect(() => validate(options)).toThrow(message);
   });
 
   it('hands the browser only the settings it needs, with the URL normalised', async () => {
-    const plugin = docsChatPlugin({ siteDir: '/site', generatedFilesDir: '/site/.docusaurus' } as LoadContext, validate({ serverUrl: 'https://chat.example.com/', shortcut: 'Mod+I' }));
+    const plugin = docsChatPlugin(
+      { siteDir: '/site', generatedFilesDir: '/site/.docusaurus' } as LoadContext,
+      validate({ serverUrl: 'https://chat.example.com/', shortcut: 'Mod+I' }),
+    );
     let globalData: unknown;
     const actions = { setGlobalData: (data: unknown) => (globalData = data) } as PluginContentLoadedActions;
     await plugin.contentLoaded?.({ content: undefined, actions });
@@ -89,7 +117,10 @@ describe('plugin options', () => {
 
   it('adds no insights page unless the site enables it, and adds it under the base URL when enabled', async () => {
     const routes: { path: string; component: string }[] = [];
-    const actions = { setGlobalData: () => undefined, addRoute: (route: { path: string; component: string }) => routes.push(route) } as unknown as PluginContentLoadedActions;
+    const actions = {
+      setGlobalData: () => undefined,
+      addRoute: (route: { path: string; component: string }) => routes.push(route),
+    } as unknown as PluginContentLoadedActions;
     const context = { siteDir: '/site', generatedFilesDir: '/g', baseUrl: '/handbook/' } as LoadContext;
     await docsChatPlugin(context, validate({})).contentLoaded?.({ content: undefined, actions });
     expect(routes).toEqual([]);
@@ -131,14 +162,12 @@ describe('plugin options', () => {
       expect(config.actions.wrap).toBe('safe');
       expect(config.description?.length).toBeGreaterThan(20);
     }
-    expect(Object.entries(components).filter(([, config]) => config.actions.eject === 'safe').map(([name]) => name).sort()).toEqual([
-      'InputBox',
-      'OfflineAnswer',
-      'SearchBar',
-      'SearchResults',
-      'SelectionMode',
-      'SourceList',
-    ]);
+    expect(
+      Object.entries(components)
+        .filter(([, config]) => config.actions.eject === 'safe')
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['InputBox', 'OfflineAnswer', 'SearchBar', 'SearchResults', 'SelectionMode', 'SourceList']);
   });
 });
 
@@ -177,17 +206,25 @@ describe('permalinks hand-off', () => {
     const generatedFilesDir = join(siteDir, '.docusaurus');
     const outDir = join(siteDir, 'build');
     const plugin = docsChatPlugin({ siteDir, generatedFilesDir } as LoadContext, validate({ search: { staticIndex: false } }));
-    await plugin.allContentLoaded?.({ allContent: allContentFixture('docs-content-with-slugs-and-prefixes.json', siteDir), actions: {} as PluginContentLoadedActions });
+    await plugin.allContentLoaded?.({
+      allContent: allContentFixture('docs-content-with-slugs-and-prefixes.json', siteDir),
+      actions: {} as PluginContentLoadedActions,
+    });
     const generated = JSON.parse(await readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8')) as { docs: unknown[] };
     expect(generated.docs).toHaveLength(4);
     await plugin.postBuild?.({ outDir } as Parameters<NonNullable<typeof plugin.postBuild>>[0]);
-    expect(await readFile(join(outDir, 'docs-chat-permalinks.json'), 'utf8')).toBe(await readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8'));
+    expect(await readFile(join(outDir, 'docs-chat-permalinks.json'), 'utf8')).toBe(
+      await readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8'),
+    );
   });
 
   it('writes nothing when the site turns the hand-off off', async () => {
     const generatedFilesDir = join(siteDir, '.docusaurus');
     const plugin = docsChatPlugin({ siteDir, generatedFilesDir } as LoadContext, validate({ writePermalinks: false }));
-    await plugin.allContentLoaded?.({ allContent: allContentFixture('docs-content-versioned.json', siteDir), actions: {} as PluginContentLoadedActions });
+    await plugin.allContentLoaded?.({
+      allContent: allContentFixture('docs-content-versioned.json', siteDir),
+      actions: {} as PluginContentLoadedActions,
+    });
     await expect(readFile(join(generatedFilesDir, 'docs-chat', 'permalinks.json'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 });
@@ -204,7 +241,10 @@ describe('static search index at build', () => {
   async function buildWithOnePage(options: Options): Promise<string> {
     const outDir = join(siteDir, 'build');
     const plugin = docsChatPlugin({ siteDir, generatedFilesDir: join(siteDir, '.docusaurus') } as LoadContext, validate(options));
-    await plugin.allContentLoaded?.({ allContent: allContentFixture('docs-content-versioned.json', siteDir), actions: {} as PluginContentLoadedActions });
+    await plugin.allContentLoaded?.({
+      allContent: allContentFixture('docs-content-versioned.json', siteDir),
+      actions: {} as PluginContentLoadedActions,
+    });
     await mkdir(join(outDir, 'docs', 'next', 'intro'), { recursive: true });
     await writeFile(
       join(outDir, 'docs', 'next', 'intro', 'index.html'),
@@ -216,7 +256,10 @@ describe('static search index at build', () => {
 
   it('writes the index of the docs under docs-chat/ in the build output', async () => {
     const outDir = await buildWithOnePage({});
-    const manifest = JSON.parse(await readFile(join(outDir, 'docs-chat', 'search-manifest.json'), 'utf8')) as { index: string; pages: number };
+    const manifest = JSON.parse(await readFile(join(outDir, 'docs-chat', 'search-manifest.json'), 'utf8')) as {
+      index: string;
+      pages: number;
+    };
     expect(manifest.pages).toBe(1);
     expect(await readFile(join(outDir, 'docs-chat', manifest.index), 'utf8')).toContain('Welcome to the docs.');
   });

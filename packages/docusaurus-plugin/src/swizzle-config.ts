@@ -54,7 +54,8 @@ export function getSwizzleConfig(): SwizzleConfig {
       },
       OfflineAnswer: {
         actions: { wrap: 'safe', eject: 'safe' },
-        description: 'Shown in the chat panel when the assistant cannot be reached: says so and lists the sections that match the question.',
+        description:
+          'Shown in the chat panel when the assistant cannot be reached: says so and lists the sections that match the question.',
       },
     },
   };

@@ -25,7 +25,12 @@ const validEvents: ChatStreamEvent[] = [
   { type: 'token', content: 'Hello' },
   { type: 'warning', code: 'selection_truncated', message: 'Cut.' },
   { type: 'error', code: 'busy', message: 'Busy.', retryable: true },
-  { type: 'done', sources: [{ ...source, id: 'r1', fallback_locale: 'en' }], finish_reason: 'stop', usage: { prompt_tokens: 1, completion_tokens: null, total_tokens: 1 } },
+  {
+    type: 'done',
+    sources: [{ ...source, id: 'r1', fallback_locale: 'en' }],
+    finish_reason: 'stop',
+    usage: { prompt_tokens: 1, completion_tokens: null, total_tokens: 1 },
+  },
 ];
 
 function collect(frames: string, serverVersion?: string): ChatStreamEvent[] {
@@ -49,8 +54,16 @@ describe('the event type guard', () => {
   it.each([
     ['an unknown event type', { type: 'thinking', content: 'x' }, /unknown event type "thinking"/],
     ['a token whose content is a number', { type: 'token', content: 42 }, /"content" must be string, not integer/],
-    ['a meta event without its message id', { type: 'meta', conversation_id: 'c', mode: 'general', persisted: true }, /"message_id" is required/],
-    ['a source whose score is a string', { type: 'sources', sources: [{ ...source, score: 'high' }] }, /"sources\[0\].score" must be number/],
+    [
+      'a meta event without its message id',
+      { type: 'meta', conversation_id: 'c', mode: 'general', persisted: true },
+      /"message_id" is required/,
+    ],
+    [
+      'a source whose score is a string',
+      { type: 'sources', sources: [{ ...source, score: 'high' }] },
+      /"sources\[0\].score" must be number/,
+    ],
     ['an error code the server never sends', { type: 'error', code: 'overloaded', message: 'x' }, /"code" must be one of/],
     ['a done event with an unknown finish reason', { type: 'done', sources: [], finish_reason: 'tired', usage: null }, /"finish_reason"/],
     ['an array', [], /JSON object with a string "type"/],
@@ -111,7 +124,9 @@ describe('the error codes', () => {
   });
 
   it('check the documented error body, with its details', () => {
-    expect(isErrorResponseBody({ error: { code: 'invalid_request', message: 'Fix it.', details: ['"mode" must be …'] }, request_id: 'r' })).toBe(true);
+    expect(
+      isErrorResponseBody({ error: { code: 'invalid_request', message: 'Fix it.', details: ['"mode" must be …'] }, request_id: 'r' }),
+    ).toBe(true);
     expect(isErrorResponseBody({ error: { code: 'llm_busy', message: 'x' }, request_id: 'r' })).toBe(false);
     expect(isErrorResponseBody({ error: 'busy' })).toBe(false);
   });
@@ -140,7 +155,14 @@ describe('the wire casing', () => {
 
 describe('the chat request schema', () => {
   it('accepts a request the widget sends and refuses a wrong-typed or unknown field', () => {
-    const request = { message: 'How?', mode: 'general', conversation_id: '0b5e2a4c-9d7f-4a0e-8f3b-2c1d6e5a7b90', page: { url: '/docs', title: 'Docs' }, locale: 'fr', context: null };
+    const request = {
+      message: 'How?',
+      mode: 'general',
+      conversation_id: '0b5e2a4c-9d7f-4a0e-8f3b-2c1d6e5a7b90',
+      page: { url: '/docs', title: 'Docs' },
+      locale: 'fr',
+      context: null,
+    };
     expect(firstProblem(chatRequestSchema, request)).toBeNull();
     expect(firstProblem(chatRequestSchema, { ...request, mode: 'chatty' })).toMatch(/"mode" must be one of "general", "selection"/);
     expect(firstProblem(chatRequestSchema, { ...request, conversation_id: '42' })).toMatch(/UUID/);

@@ -30,7 +30,6 @@
  * a sentence naming the field, sent back instead of a generic one.
  */
 
-
 /** A JSON Schema object that also knows the TypeScript type of the values it accepts. */
 // `~static` and `~optional` exist in types only: no schema object has them at run time.
 export type Schema<T> = { readonly [keyword: string]: unknown } & { readonly '~static'?: T };
@@ -55,7 +54,7 @@ interface Described {
 const optionalSchemas = new WeakSet<object>();
 
 function described<T>(schema: Record<string, unknown>, options: Described | undefined): Schema<T> {
-  return (options?.problem ? { ...schema, problem: options.problem } : schema);
+  return options?.problem ? { ...schema, problem: options.problem } : schema;
 }
 
 export const Wire = {
@@ -98,7 +97,10 @@ export const Wire = {
    * An object with these properties. `closed` objects refuse unknown fields (request bodies); open ones
    * ignore them, so a client keeps reading events that a newer minor version gave an extra field.
    */
-  object<P extends Record<string, Schema<unknown>>>(properties: P, options: { closed?: boolean } & Described = {}): Schema<ObjectStatic<P>> {
+  object<P extends Record<string, Schema<unknown>>>(
+    properties: P,
+    options: { closed?: boolean } & Described = {},
+  ): Schema<ObjectStatic<P>> {
     const required = Object.keys(properties).filter((key) => !optionalSchemas.has(properties[key] as object));
     const schema: Record<string, unknown> = { type: 'object', properties, required };
     if (options.closed) schema.additionalProperties = false;
@@ -140,7 +142,11 @@ export function firstProblem(schema: Schema<unknown>, value: unknown, path = '')
     return fits ? null : `${name} ${(schema.problem as string | undefined) ?? 'has none of the allowed shapes'}`;
   }
   const actual = typeOf(value);
-  if (schema.type !== undefined && !typeMatches(schema.type, actual)) return `${name} must be ${[schema.type].flat().filter((type): type is string => typeof type === 'string').join(' or ')}, not ${actual}`;
+  if (schema.type !== undefined && !typeMatches(schema.type, actual))
+    return `${name} must be ${[schema.type]
+      .flat()
+      .filter((type): type is string => typeof type === 'string')
+      .join(' or ')}, not ${actual}`;
   if (schema.const !== undefined && value !== schema.const) return `${name} must be ${JSON.stringify(schema.const)}`;
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) {
     return `${name} must be one of ${schema.enum.map((allowed) => JSON.stringify(allowed)).join(', ')}, not ${JSON.stringify(value)}`;
@@ -278,19 +284,28 @@ export const HTTP_ERROR_CODES = [
 export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number];
 
 const scopeName = (): Schema<string> =>
-  Wire.string({ pattern: SCOPE_VALUE.source, problem: 'must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters).' });
+  Wire.string({
+    pattern: SCOPE_VALUE.source,
+    problem: 'must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters).',
+  });
 
 /** Body of `POST /chat`; the server validates it with this schema before anything streams. */
 export const chatRequestSchema = {
   ...Wire.object(
     {
       // JSON Schema counts characters (code points), as readers do; a reader's 4,000 characters always fit.
-      message: Wire.string({ maxLength: MAX_MESSAGE_CHARS, pattern: '\\S', problem: `must not be empty: send the question as a string of at most ${MAX_MESSAGE_CHARS} characters.` }),
+      message: Wire.string({
+        maxLength: MAX_MESSAGE_CHARS,
+        pattern: '\\S',
+        problem: `must not be empty: send the question as a string of at most ${MAX_MESSAGE_CHARS} characters.`,
+      }),
       mode: Wire.oneOf(CHAT_MODES),
       /** The highlighted text; required in selection mode. */
       context: Wire.optional(Wire.nullable(Wire.string({ maxLength: MAX_CONTEXT_CHARS }))),
       /** A UUID from an earlier answer's `meta` event, to continue that conversation. */
-      conversation_id: Wire.optional(Wire.nullable(Wire.string({ format: 'uuid', problem: 'must be a UUID taken from an earlier answer.' }))),
+      conversation_id: Wire.optional(
+        Wire.nullable(Wire.string({ format: 'uuid', problem: 'must be a UUID taken from an earlier answer.' })),
+      ),
       /** The page the reader is on. */
       page: Wire.optional(
         Wire.nullable(Wire.object({ url: Wire.string({ maxLength: 2048 }), title: Wire.string({ maxLength: 500 }) }), {
@@ -449,12 +464,10 @@ export function encodeChatStreamEvent(event: ChatStreamEvent): string {
   return `data: ${JSON.stringify(event)}\n\n`;
 }
 
-
 /** The sentence an answer opens with when it comes from another version than the reader's. */
 export function otherVersionNote(versionLabel: string, readerVersionLabel: string): string {
   return `This answer comes from the docs for version ${versionLabel}, not the version you are reading (${readerVersionLabel}).`;
 }
-
 
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_PATTERN.test(value);

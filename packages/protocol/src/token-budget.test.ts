@@ -25,7 +25,11 @@ describe('countTokens', () => {
 
 describe('boundSelection (the one rule the widget and the server apply to a highlighted passage)', () => {
   it('keeps a passage within the budget, only tidying line endings and the space around it', () => {
-    expect(boundSelection('  A short passage.  \r\nNext line.\r\n', 2000)).toEqual({ text: 'A short passage.\nNext line.', truncated: false, originalTokens: countTokens('A short passage.\nNext line.') });
+    expect(boundSelection('  A short passage.  \r\nNext line.\r\n', 2000)).toEqual({
+      text: 'A short passage.\nNext line.',
+      truncated: false,
+      originalTokens: countTokens('A short passage.\nNext line.'),
+    });
   });
 
   it('cuts a long passage at a word boundary within the budget, keeping its start, and reports the tokens it had', () => {

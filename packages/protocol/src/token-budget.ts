@@ -22,7 +22,8 @@
  * and undercounted almost never (5th percentile +1%). Erring high on purpose
  * keeps a 512-token chunk under a real 512-token limit.
  */
-const PIECE = /[A-Za-z]+|[0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|\p{L}+|[!-/:-@[-`{-~]+|\s+|[^\sA-Za-z0-9!-/:-@[-`{-~\p{L}]+/gu;
+const PIECE =
+  /[A-Za-z]+|[0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|\p{L}+|[!-/:-@[-`{-~]+|\s+|[^\sA-Za-z0-9!-/:-@[-`{-~\p{L}]+/gu;
 const CAMEL_PART = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
 
 export function countTokens(text: string): number {
@@ -81,7 +82,10 @@ export interface BoundedSelection {
  * `count` is this module's countTokens unless a caller was handed the same function another way.
  */
 export function boundSelection(selection: string, maxTokens: number, count: (text: string) => number = countTokens): BoundedSelection {
-  const text = selection.replace(/\r\n?/g, '\n').replace(/[ \t]+\n/g, '\n').trim();
+  const text = selection
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]+\n/g, '\n')
+    .trim();
   const originalTokens = count(text);
   if (originalTokens <= maxTokens) return { text, truncated: false, originalTokens };
   // Binary search on the length: the count grows monotonically with the prefix.

@@ -13,7 +13,12 @@ beforeAll(async () => {
   index = await createTestIndex();
   server = await startTestServer({
     index,
-    env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000', CORS_ORIGINS: 'http://localhost:3000,https://docs.example.com', ADMIN_TOKEN },
+    env: {
+      RATE_LIMIT_MAX: '3',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      CORS_ORIGINS: 'http://localhost:3000,https://docs.example.com',
+      ADMIN_TOKEN,
+    },
   });
 }, SETUP_TIMEOUT_MS);
 
@@ -33,7 +38,11 @@ describe('cross-origin requests', () => {
   it('answer a preflight from an allowed origin', async () => {
     const response = await fetch(`${server.url}/chat`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'http://localhost:3000',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
@@ -135,7 +144,12 @@ describe('the logs', () => {
       const requestId = other.logs.entries().find((entry) => entry.conversationId === meta.conversation_id)?.requestId;
       const lines = other.logs.entries().filter((entry) => entry.requestId === requestId);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ msg: 'chat answer finished', req: { method: 'POST', path: '/chat' }, finishReason: 'stop', durationMs: expect.any(Number) });
+      expect(lines[0]).toMatchObject({
+        msg: 'chat answer finished',
+        req: { method: 'POST', path: '/chat' },
+        finishReason: 'stop',
+        durationMs: expect.any(Number),
+      });
     } finally {
       await other.close();
     }

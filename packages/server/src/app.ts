@@ -71,7 +71,14 @@ export interface AppDependencies {
 export async function buildApp(settings: ServerSettings, deps: AppDependencies): Promise<FastifyInstance> {
   const allowAnyOrigin = settings.corsOrigins.includes('*');
   const allowedOrigins = new Set(settings.corsOrigins);
-  const exposedHeaders = [CHAT_PROTOCOL_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+  const exposedHeaders = [
+    CHAT_PROTOCOL_HEADER,
+    'x-request-id',
+    'retry-after',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+  ];
   const isAllowedOrigin = (origin: string | undefined): boolean => origin === undefined || allowAnyOrigin || allowedOrigins.has(origin);
 
   /** Sends an error in the documented shape, with the request id and, for an allowed origin, the CORS headers. */
@@ -84,7 +91,10 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     // or the widget sees an opaque network error instead of the message.
     const origin = request.headers.origin;
     if (origin !== undefined && isAllowedOrigin(origin) && !reply.hasHeader('access-control-allow-origin')) {
-      reply.header('access-control-allow-origin', origin).header('vary', 'Origin').header('access-control-expose-headers', exposedHeaders.join(', '));
+      reply
+        .header('access-control-allow-origin', origin)
+        .header('vary', 'Origin')
+        .header('access-control-expose-headers', exposedHeaders.join(', '));
     }
     return reply.code(httpError.statusCode).send(errorResponseBody(httpError, request.id));
   };
@@ -117,7 +127,10 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     http: {
       headersTimeout: settings.headersTimeoutMs,
       // Node checks the two timeouts on this period (30 s by default), so a short timeout needs a short period.
-      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4))),
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(30_000, Math.floor(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4)),
+      ),
     },
     clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => writeClientError(error, socket),
     // Closing waits for running answers up to SHUTDOWN_GRACE_MS in a preClose hook; the plugin timeout
@@ -211,7 +224,13 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     feedbackRateLimit: settings.feedbackRateLimit,
     conversationRateLimit: settings.conversationRateLimit,
   });
-  await app.register(mcpRoutes, { retrieval: deps.retrieval, chat, token: settings.mcp.token, siteUrl: settings.mcp.siteUrl, rateLimit: settings.rateLimit });
+  await app.register(mcpRoutes, {
+    retrieval: deps.retrieval,
+    chat,
+    token: settings.mcp.token,
+    siteUrl: settings.mcp.siteUrl,
+    rateLimit: settings.rateLimit,
+  });
   await app.register(readerConversationRoutes, { conversations: deps.conversations, rateLimit: settings.rateLimit });
   if (settings.adminToken !== undefined && deps.runIngest !== undefined) {
     await app.register(adminRoutes, { adminToken: settings.adminToken, runIngest: deps.runIngest, gitSync: deps.gitSync?.job });

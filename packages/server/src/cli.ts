@@ -47,9 +47,13 @@ function dataDirProblem(env: NodeJS.ProcessEnv): string | undefined {
   const value = env.DATA_DIR?.trim();
   if (!value) return undefined;
   const dir = path.resolve(process.cwd(), value);
-  if (fs.existsSync(dir)) return fs.statSync(dir).isDirectory() ? undefined : `DATA_DIR=${value} is a file, not a folder; set DATA_DIR to a folder docs-chat may write to.`;
+  if (fs.existsSync(dir))
+    return fs.statSync(dir).isDirectory()
+      ? undefined
+      : `DATA_DIR=${value} is a file, not a folder; set DATA_DIR to a folder docs-chat may write to.`;
   const parent = path.dirname(dir);
-  if (!fs.existsSync(parent)) return `DATA_DIR=${value}: its parent folder ${parent} does not exist; create it or point DATA_DIR at a folder whose parent exists.`;
+  if (!fs.existsSync(parent))
+    return `DATA_DIR=${value}: its parent folder ${parent} does not exist; create it or point DATA_DIR at a folder whose parent exists.`;
   return undefined;
 }
 
@@ -60,7 +64,9 @@ export async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (!COMMANDS.has(command)) {
-    process.stderr.write(`docs-chat: unknown command "${command}"; the commands are ${[...COMMANDS].join(', ')} (run \`docs-chat --help\` for their options).\n`);
+    process.stderr.write(
+      `docs-chat: unknown command "${command}"; the commands are ${[...COMMANDS].join(', ')} (run \`docs-chat --help\` for their options).\n`,
+    );
     return 2;
   }
   loadDotEnv();

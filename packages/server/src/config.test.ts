@@ -39,14 +39,31 @@ describe('the server configuration', () => {
     expect(defaults.headersTimeoutMs).toBe(10_000);
     expect(defaults.feedbackRateLimit).toEqual({ max: 20, windowMs: 60_000 });
     expect(defaults.conversationRateLimit).toEqual({ max: 40, windowMs: 60_000 });
-    const settings = loadServerSettings({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '2000', FEEDBACK_RATE_LIMIT_MAX: '4', CONVERSATION_RATE_LIMIT_MAX: '9', RATE_LIMIT_WINDOW_MS: '10000' });
-    expect(settings).toMatchObject({ requestTimeoutMs: 5000, headersTimeoutMs: 2000, feedbackRateLimit: { max: 4, windowMs: 10_000 }, conversationRateLimit: { max: 9, windowMs: 10_000 } });
-    expect(problemsOf({ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '5000' })).toMatch(/HEADERS_TIMEOUT_MS \(5000\) is longer than REQUEST_TIMEOUT_MS \(1000\)/);
+    const settings = loadServerSettings({
+      REQUEST_TIMEOUT_MS: '5000',
+      HEADERS_TIMEOUT_MS: '2000',
+      FEEDBACK_RATE_LIMIT_MAX: '4',
+      CONVERSATION_RATE_LIMIT_MAX: '9',
+      RATE_LIMIT_WINDOW_MS: '10000',
+    });
+    expect(settings).toMatchObject({
+      requestTimeoutMs: 5000,
+      headersTimeoutMs: 2000,
+      feedbackRateLimit: { max: 4, windowMs: 10_000 },
+      conversationRateLimit: { max: 9, windowMs: 10_000 },
+    });
+    expect(problemsOf({ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '5000' })).toMatch(
+      /HEADERS_TIMEOUT_MS \(5000\) is longer than REQUEST_TIMEOUT_MS \(1000\)/,
+    );
     expect(problemsOf({ REQUEST_TIMEOUT_MS: '0' })).toMatch(/REQUEST_TIMEOUT_MS="0" is not valid/);
   });
 
   it('chooses Gemini when GEMINI_API_KEY is set and takes the model and base URL from the environment', () => {
-    const settings = loadServerSettings({ GEMINI_API_KEY: 'k', LLM_MODEL: 'gemini-flash-latest', GEMINI_BASE_URL: 'http://127.0.0.1:9999' });
+    const settings = loadServerSettings({
+      GEMINI_API_KEY: 'k',
+      LLM_MODEL: 'gemini-flash-latest',
+      GEMINI_BASE_URL: 'http://127.0.0.1:9999',
+    });
     expect(settings.llm).toMatchObject({ provider: 'gemini', apiKey: 'k', model: 'gemini-flash-latest', baseUrl: 'http://127.0.0.1:9999' });
   });
 
@@ -90,7 +107,10 @@ describe('the server configuration', () => {
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY="maybe" is not valid/],
     [{ HEALTH_CHECK_TIMEOUT_MS: '900' }, /HEALTH_CHECK_TIMEOUT_MS="900"/],
     [{ RETRIEVAL_CACHE_SIZE: '-1' }, /RETRIEVAL_CACHE_SIZE="-1" is not valid: .*0 turns the cache off/],
-    [{ CONVERSATION_RETENTION_DAYS: '0' }, /CONVERSATION_RETENTION_DAYS="0" is not valid: .*between 1 and 36500, or unset it to keep conversations/],
+    [
+      { CONVERSATION_RETENTION_DAYS: '0' },
+      /CONVERSATION_RETENTION_DAYS="0" is not valid: .*between 1 and 36500, or unset it to keep conversations/,
+    ],
     [{ CONVERSATION_RETENTION_DAYS: '30d' }, /CONVERSATION_RETENTION_DAYS="30d" is not valid/],
     [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN is too short.*or unset it to leave \/metrics open/],
   ])('refuses %j with a message naming the variable and the fix', (env, expected) => {

@@ -143,20 +143,27 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
   let provider: ChatModelProvider = geminiKey ? 'gemini' : 'extractive';
   if (rawProvider !== undefined) {
     if ((PROVIDERS as readonly string[]).includes(rawProvider)) provider = rawProvider as ChatModelProvider;
-    else problems.push(`LLM_PROVIDER="${rawProvider}" is not known: use one of ${PROVIDERS.join(', ')} (default gemini when GEMINI_API_KEY is set, else extractive).`);
+    else
+      problems.push(
+        `LLM_PROVIDER="${rawProvider}" is not known: use one of ${PROVIDERS.join(', ')} (default gemini when GEMINI_API_KEY is set, else extractive).`,
+      );
   }
-  const baseUrl = read('LLM_BASE_URL') ?? (provider === 'gemini' ? read('GEMINI_BASE_URL') : provider === 'openai' ? read('OPENAI_BASE_URL') : undefined);
+  const baseUrl =
+    read('LLM_BASE_URL') ?? (provider === 'gemini' ? read('GEMINI_BASE_URL') : provider === 'openai' ? read('OPENAI_BASE_URL') : undefined);
   if (baseUrl !== undefined && !isHttpUrl(baseUrl)) {
     problems.push(`LLM_BASE_URL="${baseUrl}" is not an http(s) URL: set it to the API root, e.g. http://localhost:11434/v1 for Ollama.`);
   }
   let apiKey: string | undefined;
   if (provider === 'gemini') {
     apiKey = geminiKey;
-    if (!apiKey) problems.push('LLM_PROVIDER=gemini needs GEMINI_API_KEY: set it to a key from Google AI Studio, or choose LLM_PROVIDER=extractive.');
+    if (!apiKey)
+      problems.push('LLM_PROVIDER=gemini needs GEMINI_API_KEY: set it to a key from Google AI Studio, or choose LLM_PROVIDER=extractive.');
   } else if (provider === 'openai') {
     apiKey = openaiKey;
     if (!apiKey && baseUrl === undefined) {
-      problems.push('LLM_PROVIDER=openai needs OPENAI_API_KEY, or LLM_BASE_URL pointing at a compatible server that needs no key (Ollama, vLLM).');
+      problems.push(
+        'LLM_PROVIDER=openai needs OPENAI_API_KEY, or LLM_BASE_URL pointing at a compatible server that needs no key (Ollama, vLLM).',
+      );
     }
   }
   const llm: LlmSettings = {
@@ -173,7 +180,9 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     .filter((origin) => origin.length > 0);
   for (const origin of corsOrigins) {
     if (origin !== '*' && !isOrigin(origin)) {
-      problems.push(`CORS_ORIGINS holds "${origin}", which is not an origin: list comma-separated origins like https://docs.example.com,http://localhost:3000 (scheme, host and port only, no path).`);
+      problems.push(
+        `CORS_ORIGINS holds "${origin}", which is not an origin: list comma-separated origins like https://docs.example.com,http://localhost:3000 (scheme, host and port only, no path).`,
+      );
     }
   }
 
@@ -186,7 +195,13 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     windowMs: rateLimit.windowMs,
   };
   const conversationRateLimit = {
-    max: integer('CONVERSATION_RATE_LIMIT_MAX', DEFAULT_SERVER_SETTINGS.conversationRateLimitMax, 1, 1_000_000, 'conversation reads per window and reader IP'),
+    max: integer(
+      'CONVERSATION_RATE_LIMIT_MAX',
+      DEFAULT_SERVER_SETTINGS.conversationRateLimitMax,
+      1,
+      1_000_000,
+      'conversation reads per window and reader IP',
+    ),
     windowMs: rateLimit.windowMs,
   };
   const bodyLimitBytes = integer('BODY_LIMIT_BYTES', DEFAULT_SERVER_SETTINGS.bodyLimitBytes, 1024, 50 * 1024 * 1024, 'bytes');
@@ -194,17 +209,23 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
   const headersTimeoutMs = integer('HEADERS_TIMEOUT_MS', DEFAULT_SERVER_SETTINGS.headersTimeoutMs, 100, 600_000, 'milliseconds');
   // Node refuses a headers timeout longer than the whole-request timeout.
   if (headersTimeoutMs > requestTimeoutMs) {
-    problems.push(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) is longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request, so set it to at most REQUEST_TIMEOUT_MS.`);
+    problems.push(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) is longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request, so set it to at most REQUEST_TIMEOUT_MS.`,
+    );
   }
 
   const adminToken = read('ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < DEFAULT_SERVER_SETTINGS.adminTokenMinLength) {
-    problems.push(`ADMIN_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to disable /admin routes.`);
+    problems.push(
+      `ADMIN_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to disable /admin routes.`,
+    );
   }
 
   const gitWebhookSecret = read('GIT_WEBHOOK_SECRET');
   if (gitWebhookSecret !== undefined && gitWebhookSecret.length < DEFAULT_SERVER_SETTINGS.adminTokenMinLength) {
-    problems.push(`GIT_WEBHOOK_SECRET is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to disable /webhooks/git.`);
+    problems.push(
+      `GIT_WEBHOOK_SECRET is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to disable /webhooks/git.`,
+    );
   }
 
   const rawLevel = read('LOG_LEVEL')?.toLowerCase();
@@ -225,11 +246,18 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     if (rawTrust === 'true') trustProxy = true;
     else if (rawTrust === 'false') trustProxy = false;
     else if (/^\d+$/.test(rawTrust)) trustProxy = Number(rawTrust);
-    else problems.push(`TRUST_PROXY="${rawTrust}" is not valid: use false (default), true, or the number of proxies in front of the server.`);
+    else
+      problems.push(`TRUST_PROXY="${rawTrust}" is not valid: use false (default), true, or the number of proxies in front of the server.`);
   }
 
   const retrievalCache = {
-    maxEntries: integer('RETRIEVAL_CACHE_SIZE', DEFAULT_SERVER_SETTINGS.retrievalCacheSize, 0, 1_000_000, 'cached searches (0 turns the cache off)'),
+    maxEntries: integer(
+      'RETRIEVAL_CACHE_SIZE',
+      DEFAULT_SERVER_SETTINGS.retrievalCacheSize,
+      0,
+      1_000_000,
+      'cached searches (0 turns the cache off)',
+    ),
     ttlMs: integer('RETRIEVAL_CACHE_TTL_MS', DEFAULT_SERVER_SETTINGS.retrievalCacheTtlMs, 1000, 86_400_000, 'milliseconds'),
   };
 
@@ -237,17 +265,24 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
   const rawRetention = read('CONVERSATION_RETENTION_DAYS');
   let conversationRetentionDays: number | undefined;
   if (rawRetention !== undefined) {
-    if (/^\d+$/.test(rawRetention) && Number(rawRetention) >= 1 && Number(rawRetention) <= 36_500) conversationRetentionDays = Number(rawRetention);
-    else problems.push(`CONVERSATION_RETENTION_DAYS="${rawRetention}" is not valid: set it to a whole number of days between 1 and 36500, or unset it to keep conversations until their readers delete them.`);
+    if (/^\d+$/.test(rawRetention) && Number(rawRetention) >= 1 && Number(rawRetention) <= 36_500)
+      conversationRetentionDays = Number(rawRetention);
+    else
+      problems.push(
+        `CONVERSATION_RETENTION_DAYS="${rawRetention}" is not valid: set it to a whole number of days between 1 and 36500, or unset it to keep conversations until their readers delete them.`,
+      );
   }
 
   const metricsToken = read('METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < DEFAULT_SERVER_SETTINGS.adminTokenMinLength) {
-    problems.push(`METRICS_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to leave /metrics open.`);
+    problems.push(
+      `METRICS_TOKEN is too short to be safe: use at least ${DEFAULT_SERVER_SETTINGS.adminTokenMinLength} random characters (e.g. the output of "openssl rand -hex 32"), or unset it to leave /metrics open.`,
+    );
   }
 
   const insightsCacheMs =
-    integer('INSIGHTS_CACHE_SECONDS', DEFAULT_SERVER_SETTINGS.insightsCacheSeconds, 0, 3600, 'seconds (0 builds a report per request)') * 1000;
+    integer('INSIGHTS_CACHE_SECONDS', DEFAULT_SERVER_SETTINGS.insightsCacheSeconds, 0, 3600, 'seconds (0 builds a report per request)') *
+    1000;
 
   if (problems.length > 0) {
     throw new DocsChatError('config_invalid', `The server configuration is invalid:\n  - ${problems.join('\n  - ')}`, {
@@ -315,20 +350,32 @@ export function readWorkerCount(env: NodeJS.ProcessEnv, cores: number): number {
     if (raw === 'auto') workers = cores;
     else if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= max) workers = Number(raw);
     else {
-      throw new DocsChatError('config_invalid', `WORKERS="${env.WORKERS?.trim()}" is not valid: set it to auto (one server process per CPU core, ${cores} here) or a whole number from 1 to ${max} (${MAX_WORKERS_PER_CORE} per core).`, {
-        hint: 'Fix WORKERS in the environment or in .env, or unset it to run one process.',
-      });
+      throw new DocsChatError(
+        'config_invalid',
+        `WORKERS="${env.WORKERS?.trim()}" is not valid: set it to auto (one server process per CPU core, ${cores} here) or a whole number from 1 to ${max} (${MAX_WORKERS_PER_CORE} per core).`,
+        {
+          hint: 'Fix WORKERS in the environment or in .env, or unset it to run one process.',
+        },
+      );
     }
   }
   if (workers > 1 && !env.DATABASE_URL?.trim()) {
-    throw new DocsChatError('config_invalid', `WORKERS=${raw} runs ${workers} server processes, which needs DATABASE_URL: the embedded PGlite database can only be opened by one process, and the processes share conversations and rate limits through PostgreSQL.`, {
-      hint: 'Set DATABASE_URL to a PostgreSQL server (e.g. postgres://user:password@localhost:5432/docs_chat), or set WORKERS=1.',
-    });
+    throw new DocsChatError(
+      'config_invalid',
+      `WORKERS=${raw} runs ${workers} server processes, which needs DATABASE_URL: the embedded PGlite database can only be opened by one process, and the processes share conversations and rate limits through PostgreSQL.`,
+      {
+        hint: 'Set DATABASE_URL to a PostgreSQL server (e.g. postgres://user:password@localhost:5432/docs_chat), or set WORKERS=1.',
+      },
+    );
   }
   if (workers > 1 && env.GIT_URL?.trim()) {
-    throw new DocsChatError('config_invalid', `WORKERS=${raw} cannot be combined with GIT_URL: the background git sync and its webhook run in a single server process.`, {
-      hint: 'Set WORKERS=1, or unset GIT_URL and run `docs-chat ingest` on a schedule instead.',
-    });
+    throw new DocsChatError(
+      'config_invalid',
+      `WORKERS=${raw} cannot be combined with GIT_URL: the background git sync and its webhook run in a single server process.`,
+      {
+        hint: 'Set WORKERS=1, or unset GIT_URL and run `docs-chat ingest` on a schedule instead.',
+      },
+    );
   }
   return workers;
 }

@@ -12,7 +12,10 @@ export { HTTP_ERROR_CODES, type ErrorResponseBody, type HttpErrorCode };
 
 export const HTTP_ERRORS = {
   invalid_request: { status: 400, message: 'The request is not valid; see "details" for what to change.' },
-  malformed_request: { status: 400, message: 'The request is not valid HTTP or its URL cannot be decoded; check the path and its %-escapes.' },
+  malformed_request: {
+    status: 400,
+    message: 'The request is not valid HTTP or its URL cannot be decoded; check the path and its %-escapes.',
+  },
   invalid_json: { status: 400, message: 'The body is not valid JSON; send a JSON object with "content-type: application/json".' },
   unauthorized: {
     status: 401,
@@ -24,7 +27,8 @@ export const HTTP_ERRORS = {
   },
   route_not_found: {
     status: 404,
-    message: 'No such endpoint. Available: POST /chat, GET and DELETE /conversations/:id, GET /conversations/:id/export, POST /conversations/:id/share, GET /shared/:shareId, POST /feedback, GET /search, GET /health.',
+    message:
+      'No such endpoint. Available: POST /chat, GET and DELETE /conversations/:id, GET /conversations/:id/export, POST /conversations/:id/share, GET /shared/:shareId, POST /feedback, GET /search, GET /health.',
   },
   conversation_not_found: {
     status: 404,
@@ -46,7 +50,8 @@ export const HTTP_ERRORS = {
   ingest_running: { status: 409, message: 'An ingest is already running; wait for it to finish, then try again.' },
   request_timeout: {
     status: 408,
-    message: 'The request was not received in time; send the headers and the whole body at once (limits set by HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS).',
+    message:
+      'The request was not received in time; send the headers and the whole body at once (limits set by HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS).',
   },
   payload_too_large: {
     status: 413,

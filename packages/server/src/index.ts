@@ -1,6 +1,14 @@
 /** Public API of @docs-chat/server: the app, its start-up, the `serve` command and the MCP server of the docs. */
 export { buildApp, type AppDependencies, type OpenRetrieval } from './app.js';
-export { loadConfig, loadServerSettings, loadDotEnvFile, DEFAULT_SERVER_SETTINGS, type ServerConfig, type ServerSettings, type LlmSettings } from './config.js';
+export {
+  loadConfig,
+  loadServerSettings,
+  loadDotEnvFile,
+  DEFAULT_SERVER_SETTINGS,
+  type ServerConfig,
+  type ServerSettings,
+  type LlmSettings,
+} from './config.js';
 export { startServer, type RunningServer, type StartOptions } from './server-runtime.js';
 export { runServeCommand } from './serve-command.js';
 export { ChatService, type ChatStart, type ChatMetrics, ServerShutdownError } from './chat/chat-service.js';

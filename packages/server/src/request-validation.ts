@@ -43,7 +43,9 @@ export function schemaErrorFormatter(errors: SchemaProblem[], part: string): Err
 
 export function describeSchemaProblems(errors: SchemaProblem[], part: string): string[] {
   // An `anyOf` speaks for its branches: their own failures only repeat it in other words.
-  const anyOfPaths = errors.filter((error) => error.keyword === 'anyOf').map((error) => `${error.schemaPath.slice(0, -'/anyOf'.length)}/anyOf/`);
+  const anyOfPaths = errors
+    .filter((error) => error.keyword === 'anyOf')
+    .map((error) => `${error.schemaPath.slice(0, -'/anyOf'.length)}/anyOf/`);
   const details: string[] = [];
   for (const error of errors) {
     // The `if` of an if/then only says that `then` failed, which has its own error.
@@ -73,7 +75,7 @@ function describe(error: SchemaProblem, part: string): string {
   const field = part === 'querystring' ? 'parameter' : 'field';
   switch (error.keyword) {
     case 'additionalProperties': {
-      const allowed = Object.keys((schema.properties ?? {})).join(', ');
+      const allowed = Object.keys(schema.properties ?? {}).join(', ');
       return `Unknown ${field} "${join(path, String(error.params.additionalProperty))}": allowed ${field}s are ${allowed}.`;
     }
     case 'required': {

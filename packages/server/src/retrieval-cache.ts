@@ -28,7 +28,13 @@ export function withRetrievalCache(retriever: Retriever, options: RetrievalCache
   const entries = new Map<string, Entry>();
   return {
     async search(query, searchOptions = {}) {
-      const key = JSON.stringify([query.trim().replace(/\s+/g, ' '), searchOptions.k ?? null, searchOptions.filter ?? null, searchOptions.scope ?? null, searchOptions.explain === true]);
+      const key = JSON.stringify([
+        query.trim().replace(/\s+/g, ' '),
+        searchOptions.k ?? null,
+        searchOptions.filter ?? null,
+        searchOptions.scope ?? null,
+        searchOptions.explain === true,
+      ]);
       const cached = entries.get(key);
       if (cached && cached.expiresAt > now()) {
         entries.delete(key);

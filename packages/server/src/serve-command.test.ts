@@ -7,10 +7,10 @@ import { createTestIndex, eventually } from './testing/test-server.js';
 async function captureStderr(run: () => Promise<number>): Promise<{ code: number; stderr: string }> {
   const original = process.stderr.write.bind(process.stderr);
   let stderr = '';
-  process.stderr.write = ((chunk: string | Uint8Array) => {
+  process.stderr.write = (chunk: string | Uint8Array) => {
     stderr += chunk.toString();
     return true;
-  });
+  };
   try {
     return { code: await run(), stderr };
   } finally {
@@ -29,7 +29,10 @@ describe('docs-chat serve', () => {
 
   it('stops with the ingest command to run when there is no index yet', async () => {
     const { code, stderr } = await captureStderr(() =>
-      runServeCommand(['--port', '0', '--host', '127.0.0.1'], { DATA_DIR: '/tmp/docs-chat-serve-test-no-index', EMBEDDING_PROVIDER: 'local' }),
+      runServeCommand(['--port', '0', '--host', '127.0.0.1'], {
+        DATA_DIR: '/tmp/docs-chat-serve-test-no-index',
+        EMBEDDING_PROVIDER: 'local',
+      }),
     );
     expect(code).toBe(1);
     expect(stderr).toMatch(/docs-chat ingest/);
@@ -43,7 +46,9 @@ describe('docs-chat serve', () => {
 
   it('turns each kind of start-up failure into a message with what to do', () => {
     expect(startupFailure(new DocsChatError('config_invalid', 'Bad.', { hint: 'Fix it.' }))).toBe('Bad.\n  → Fix it.');
-    expect(startupFailure(new LlmError('llm_auth', 'Key rejected.', { hint: 'Check GEMINI_API_KEY.' }))).toBe('Key rejected.\n  → Check GEMINI_API_KEY.');
+    expect(startupFailure(new LlmError('llm_auth', 'Key rejected.', { hint: 'Check GEMINI_API_KEY.' }))).toBe(
+      'Key rejected.\n  → Check GEMINI_API_KEY.',
+    );
     expect(startupFailure(new LlmError('llm_model_not_found', 'No such model.'))).toBe('No such model.');
     expect(startupFailure(new ConversationStoreUnavailableError('Down.'))).toMatch(/^Down\.\n {2}→ Check that the database/);
     expect(startupFailure(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }))).toMatch(/set PORT to a free port/);

@@ -8,7 +8,13 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type PrimaryMessage, type RunningCluster, startCluster, WORKER_INDEX_VARIABLE, type WorkerMessage } from './cluster/cluster-primary.js';
+import {
+  type PrimaryMessage,
+  type RunningCluster,
+  startCluster,
+  WORKER_INDEX_VARIABLE,
+  type WorkerMessage,
+} from './cluster/cluster-primary.js';
 import { isDocsChatError } from './core-api.js';
 import { loadConfig, loadDotEnvFile, readWorkerCount } from './config.js';
 import { pluginTimeoutFor } from './app.js';
@@ -114,10 +120,18 @@ async function runClusterPrimary(workers: number, effective: NodeJS.ProcessEnv):
     return 1;
   }
   const logger = createLogger(config.server.logLevel, undefined);
-  logger.info({ workers }, `starting ${workers} server processes (WORKERS=${effective.WORKERS?.trim()}); conversations and rate limits are shared through DATABASE_URL`);
+  logger.info(
+    { workers },
+    `starting ${workers} server processes (WORKERS=${effective.WORKERS?.trim()}); conversations and rate limits are shared through DATABASE_URL`,
+  );
   let running: RunningCluster;
   try {
-    running = await startCluster({ workers, env: effective, logger, stopTimeoutMs: pluginTimeoutFor(config.server.shutdownGraceMs) + 5000 });
+    running = await startCluster({
+      workers,
+      env: effective,
+      logger,
+      stopTimeoutMs: pluginTimeoutFor(config.server.shutdownGraceMs) + 5000,
+    });
   } catch (error) {
     process.stderr.write(`docs-chat serve: ${(error as Error).message}\n`);
     return 1;
@@ -163,7 +177,14 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
         serving.stop();
         break;
       case 'docs-chat:reload-index':
-        server.reloadIndex().catch((error: unknown) => server.logger.warn({ err: { message: (error as Error).message } }, 'could not reopen the index changed by another server process'));
+        server
+          .reloadIndex()
+          .catch((error: unknown) =>
+            server.logger.warn(
+              { err: { message: (error as Error).message } },
+              'could not reopen the index changed by another server process',
+            ),
+          );
         break;
       case 'docs-chat:list-running':
         toPrimary({ type: 'docs-chat:running-answers', requestId: message.requestId, ids: server.conversations.runningAnswerIds() });
@@ -171,7 +192,12 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
       case 'docs-chat:interrupt-orphans':
         server.conversations
           .interruptOrphanedAnswers(message.aliveElsewhere, message.olderThanMs)
-          .catch((error: unknown) => server.logger.warn({ err: { message: (error as Error).message } }, 'could not mark the answers of a crashed server process as interrupted'));
+          .catch((error: unknown) =>
+            server.logger.warn(
+              { err: { message: (error as Error).message } },
+              'could not mark the answers of a crashed server process as interrupted',
+            ),
+          );
         break;
     }
   };

@@ -127,7 +127,9 @@ describe('start-up', () => {
         GEMINI_BASE_URL: gemini.url,
         LLM_PROVIDER: 'gemini',
       });
-      await expect(startServer(config, { logDestination: new LogCapture(), conversationStore: await index.sharedStore() })).rejects.toMatchObject({
+      await expect(
+        startServer(config, { logDestination: new LogCapture(), conversationStore: await index.sharedStore() }),
+      ).rejects.toMatchObject({
         code: 'llm_auth',
       });
     } finally {
@@ -161,7 +163,10 @@ describe('start-up', () => {
       expect(body.answer).not.toMatch(/language model|configured/i);
       expect(body.sources.length).toBeGreaterThan(0);
       expect(logs.entries()).toContainEqual(
-        expect.objectContaining({ level: 30, msg: expect.stringMatching(/^no language model is configured: answers quote the docs; set GEMINI_API_KEY/) }),
+        expect.objectContaining({
+          level: 30,
+          msg: expect.stringMatching(/^no language model is configured: answers quote the docs; set GEMINI_API_KEY/),
+        }),
       );
     } finally {
       await server.close();

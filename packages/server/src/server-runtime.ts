@@ -100,7 +100,7 @@ export async function startServer(config: ServerConfig, startOptions: StartOptio
     const store =
       options.conversationStore ??
       (await createConversationStore({
-      ...(config.server.databaseUrl ? { databaseUrl: config.server.databaseUrl } : {}),
+        ...(config.server.databaseUrl ? { databaseUrl: config.server.databaseUrl } : {}),
         dataDir: config.core.dataDir,
       }));
     const conversations = new ConversationGateway(store, logger, undefined, { onUnavailable: () => metrics.observeStoreFailure() });
@@ -136,9 +136,7 @@ export async function startServer(config: ServerConfig, startOptions: StartOptio
         );
       }
       // With DOCS_SITE_DIR the whole site is read again on each run, so new versions and locales are picked up.
-      const site = config.core.site
-        ? await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.core.site)))
-        : undefined;
+      const site = config.core.site ? await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.core.site))) : undefined;
       const options = { ...ingestOptions, ...(site ? { site } : {}) };
       // A dry run changes nothing, so it is not an ingest run for the metrics.
       if (ingestOptions.dryRun) return runIngest(config.core, options);
@@ -154,7 +152,9 @@ export async function startServer(config: ServerConfig, startOptions: StartOptio
       );
     };
     // The git sync runs as a background job (GIT_URL set); the index is reopened after each successful run.
-    const recorded = config.core.git ? ((await opened.store.readMeta())?.extra?.['gitSync'] as { commit?: unknown } | undefined) : undefined;
+    const recorded = config.core.git
+      ? ((await opened.store.readMeta())?.extra?.['gitSync'] as { commit?: unknown } | undefined)
+      : undefined;
     const gitSync = config.core.git
       ? {
           job: new GitSyncJob(
@@ -186,7 +186,10 @@ export async function startServer(config: ServerConfig, startOptions: StartOptio
         // At most one line a minute while the database is away.
         if (Date.now() - lastWarning < 60_000) return;
         lastWarning = Date.now();
-        logger.warn({ err: describeError(error) }, 'rate limits cannot be counted in the database: requests are let through until it answers');
+        logger.warn(
+          { err: describeError(error) },
+          'rate limits cannot be counted in the database: requests are let through until it answers',
+        );
       });
     }
 
@@ -257,7 +260,10 @@ async function checkChatModel(chatModel: ChatModel, logger: Logger): Promise<Llm
       throw error;
     }
     const detail = isLlmError(error) ? error.message : 'the model could not be checked';
-    logger.warn({ err: describeError(error), ...base }, 'the chat model could not be checked at start-up; answers may fail until it is reachable');
+    logger.warn(
+      { err: describeError(error), ...base },
+      'the chat model could not be checked at start-up; answers may fail until it is reachable',
+    );
     return { status: 'down', ...base, detail };
   }
 }

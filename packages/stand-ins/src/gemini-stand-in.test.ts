@@ -36,7 +36,11 @@ describe('Gemini stand-in driven by @google/genai', () => {
     expect(last.usageMetadata?.totalTokenCount).toBe(
       (last.usageMetadata?.promptTokenCount ?? 0) + (last.usageMetadata?.candidatesTokenCount ?? 0),
     );
-    expect(standIn.requests[0]).toMatchObject({ method: 'POST', path: `/v1beta/models/${model}:streamGenerateContent`, query: { alt: 'sse' } });
+    expect(standIn.requests[0]).toMatchObject({
+      method: 'POST',
+      path: `/v1beta/models/${model}:streamGenerateContent`,
+      query: { alt: 'sse' },
+    });
     expect(standIn.requests[0]!.headers['x-goog-api-key']).toBeUndefined();
     expect(standIn.lastStream?.outcome).toBe('completed');
   });
@@ -157,7 +161,9 @@ describe('Gemini stand-in driven by @google/genai', () => {
     });
     const [a, b, c] = response.embeddings!.map((embedding) => embedding.values!);
     const cosine = (x: number[], y: number[]): number => {
-      let dot = 0, nx = 0, ny = 0;
+      let dot = 0,
+        nx = 0,
+        ny = 0;
       x.forEach((value, index) => {
         dot += value * y[index]!;
         nx += value * value;

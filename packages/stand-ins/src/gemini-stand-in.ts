@@ -6,13 +6,7 @@
 import './undici-realm-bridge.js';
 import { deterministicEmbedding } from './deterministic-embedding.js';
 import { groundedReply, splitIntoPieces } from './grounded-reply.js';
-import {
-  approximateTokens,
-  HttpFailure,
-  sendJson,
-  startHttpServer,
-  writeEventStream,
-} from './stand-in-server.js';
+import { approximateTokens, HttpFailure, sendJson, startHttpServer, writeEventStream } from './stand-in-server.js';
 import { createStreamControls } from './stream-controls.js';
 import type { RecordedRequest, StandInContext, StreamRecord } from './stand-in-server.js';
 
@@ -217,7 +211,12 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
         ? [
             {
               '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
-              violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_requests_per_model', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel' }],
+              violations: [
+                {
+                  quotaMetric: 'generativelanguage.googleapis.com/generate_requests_per_model',
+                  quotaId: 'GenerateRequestsPerMinutePerProjectPerModel',
+                },
+              ],
             },
             { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: fault.retryDelay },
           ]
@@ -289,7 +288,12 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
       const parts = index === 0 && state.emitThoughts ? [thoughtPart, { text: piece }] : [{ text: piece }];
       const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
       if (isLast && !state.lastEventOnlyFinishReason) candidate.finishReason = finish;
-      events.push({ candidates: [candidate], usageMetadata: usage(promptTokenCount, approximateTokens(emitted)), modelVersion, responseId });
+      events.push({
+        candidates: [candidate],
+        usageMetadata: usage(promptTokenCount, approximateTokens(emitted)),
+        modelVersion,
+        responseId,
+      });
     });
     if (state.lastEventOnlyFinishReason) {
       events.push({
@@ -318,7 +322,10 @@ export async function startGeminiStandIn(options: GeminiStandInOptions = {}): Pr
     }
     return requests.map((item: Record<string, unknown>, index) => {
       if (item.model !== undefined && item.model !== `models/${modelId}`) {
-        throw geminiError(400, `* BatchEmbedContentsRequest.requests[${index}].model: the model must match the batch's model models/${modelId}`);
+        throw geminiError(
+          400,
+          `* BatchEmbedContentsRequest.requests[${index}].model: the model must match the batch's model models/${modelId}`,
+        );
       }
       return embedOne(item);
     });

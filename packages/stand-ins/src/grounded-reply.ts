@@ -10,7 +10,11 @@ export function groundedReply(promptText: string, question: string): string {
   );
   // The question's last line, without source markers, so the echo never adds citations of its own.
   const lastLine = question.trim().split('\n').pop() ?? '';
-  const topic = lastLine.replace(/\[\d{1,3}\]/g, '').replace(/\s+/g, ' ').trim().slice(0, 80);
+  const topic = lastLine
+    .replace(/\[\d{1,3}\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 80);
   if (sources.length === 0) {
     return `I could not find anything about "${topic}" in the documentation I was given.`;
   }

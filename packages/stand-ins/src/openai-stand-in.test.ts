@@ -68,7 +68,9 @@ describe('OpenAI-compatible stand-in driven by the openai SDK', () => {
 
   it('surfaces a forced 429 as a RateLimitError with a retry-after header', async () => {
     standIn.failNext({ status: 429, retryAfterSeconds: 0.2 });
-    const error = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect((error as APIError).status).toBe(429);
     expect((error as APIError).headers?.get('retry-after')).toBe('0.2');
@@ -116,7 +118,11 @@ describe('OpenAI-compatible stand-in driven by the openai SDK', () => {
     });
     expect(asFloat.data.map((entry) => entry.embedding.length)).toEqual([64, 64]);
     // Without encoding_format the SDK asks for base64 and decodes it itself.
-    const asBase64 = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['store setup', 'reducer logic'], dimensions: 64 });
+    const asBase64 = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: ['store setup', 'reducer logic'],
+      dimensions: 64,
+    });
     expect(standIn.requests[1]!.body).toMatchObject({ encoding_format: 'base64' });
     asBase64.data.forEach((entry, index) => {
       entry.embedding.forEach((value, position) => expect(value).toBeCloseTo(asFloat.data[index]!.embedding[position]!, 5));

@@ -5,13 +5,7 @@
  */
 import { deterministicEmbedding } from './deterministic-embedding.js';
 import { groundedReply, splitIntoPieces } from './grounded-reply.js';
-import {
-  approximateTokens,
-  HttpFailure,
-  sendJson,
-  startHttpServer,
-  writeEventStream,
-} from './stand-in-server.js';
+import { approximateTokens, HttpFailure, sendJson, startHttpServer, writeEventStream } from './stand-in-server.js';
 import type { RecordedRequest, StandInContext, StreamRecord } from './stand-in-server.js';
 import { createStreamControls } from './stream-controls.js';
 
@@ -159,7 +153,14 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     const endpoint: OpenAIEndpoint | undefined =
       path === '/v1/chat/completions' ? 'chat.completions' : path === '/v1/embeddings' ? 'embeddings' : undefined;
     if (request.method !== 'POST' || endpoint === undefined) {
-      throw new HttpFailure(404, { error: { message: `Unknown request URL: ${request.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+      throw new HttpFailure(404, {
+        error: {
+          message: `Unknown request URL: ${request.method} ${path}.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'unknown_url',
+        },
+      });
     }
     const body = (recorded.body ?? {}) as Record<string, unknown>;
     if (typeof body.model !== 'string' || body.model === '') {
@@ -185,7 +186,10 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
 
   async function chat(context: StandInContext, body: OpenAIChatBody & { model: string }): Promise<void> {
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
-      throw openAIError(400, "Invalid 'messages': empty array. Expected an array with minimum length 1.", { param: 'messages', code: 'empty_array' });
+      throw openAIError(400, "Invalid 'messages': empty array. Expected an array with minimum length 1.", {
+        param: 'messages',
+        code: 'empty_array',
+      });
     }
     const texts = body.messages.map((message) => messageText(message));
     const promptText = texts.join('\n');
@@ -245,7 +249,9 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     const input = body.input;
     const texts = typeof input === 'string' ? [input] : input;
     if (!Array.isArray(texts) || texts.length === 0 || !texts.every((text) => typeof text === 'string')) {
-      throw openAIError(400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", { param: 'input' });
+      throw openAIError(400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", {
+        param: 'input',
+      });
     }
     if (texts.length > maxEmbeddingInputs) {
       throw openAIError(400, `'$.input' is too long: at most ${maxEmbeddingInputs} inputs per request.`, { param: 'input' });
@@ -275,9 +281,7 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
   }
 
   const server = await startHttpServer(handle, (error) =>
-    error instanceof SyntaxError
-      ? openAIError(400, 'We could not parse the JSON body of your request.')
-      : openAIError(500),
+    error instanceof SyntaxError ? openAIError(400, 'We could not parse the JSON body of your request.') : openAIError(500),
   );
   const streams = server.streams;
 
@@ -314,7 +318,10 @@ function checkBearer(header: string | undefined, expected: string): void {
   const key = match[1]!;
   if (key !== expected) {
     const masked = key.length > 8 ? `${key.slice(0, 3)}${'*'.repeat(key.length - 7)}${key.slice(-4)}` : '***';
-    throw openAIError(401, `Incorrect API key provided: ${masked}. You can find your API key at https://platform.openai.com/account/api-keys.`);
+    throw openAIError(
+      401,
+      `Incorrect API key provided: ${masked}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+    );
   }
 }
 

@@ -26,7 +26,10 @@ const ids = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-00
 
 beforeEach(async () => {
   standIn = await startQdrantStandIn();
-  await send('PUT', '/collections/docs', { vectors: { dense: { size: 3, distance: 'Cosine' } }, sparse_vectors: { bm25: { modifier: 'idf' } } });
+  await send('PUT', '/collections/docs', {
+    vectors: { dense: { size: 3, distance: 'Cosine' } },
+    sparse_vectors: { bm25: { modifier: 'idf' } },
+  });
   await send('PUT', '/collections/docs/points?wait=true', {
     points: [
       point(ids[0] as string, 0, { indices: [1, 2], values: [1, 1] }, { file: 'a.md' }),
@@ -77,7 +80,11 @@ describe('Qdrant stand-in', () => {
 
   it.each([
     ['sparse indices that repeat', { points: [point(ids[0] as string, 0, { indices: [4, 4], values: [1, 1] })] }, /unique/],
-    ['sparse indices and values of different lengths', { points: [point(ids[0] as string, 0, { indices: [4], values: [1, 2] })] }, /same length/],
+    [
+      'sparse indices and values of different lengths',
+      { points: [point(ids[0] as string, 0, { indices: [4], values: [1, 2] })] },
+      /same length/,
+    ],
     ['an unknown vector name', { points: [{ id: ids[0], vector: { embedding: [1, 0, 0] } }] }, /Not existing vector name/],
     ['a vector of the wrong size', { points: [{ id: ids[0], vector: { dense: [1, 0] } }] }, /expected dim: 3, got 2/],
     ['a point id that is neither a UUID nor an integer', { points: [{ id: 'chunk-1', vector: {} }] }, /UUID/],
@@ -88,10 +95,18 @@ describe('Qdrant stand-in', () => {
   });
 
   it.each([
-    ['a prefetch limit below the main limit', { prefetch: [{ query: [1, 0, 0], using: 'dense', limit: 2 }], query: { fusion: 'rrf' }, limit: 3 }, /prefetch limit/],
+    [
+      'a prefetch limit below the main limit',
+      { prefetch: [{ query: [1, 0, 0], using: 'dense', limit: 2 }], query: { fusion: 'rrf' }, limit: 3 },
+      /prefetch limit/,
+    ],
     ['an unknown fusion', { prefetch: [{ query: [1, 0, 0], using: 'dense' }], query: { fusion: 'average' } }, /unknown variant/],
     ['fusion without prefetches', { query: { fusion: 'rrf' } }, /prefetch/],
-    ['a malformed filter', { query: [1, 0, 0], using: 'dense', filter: { must: [{ field: 'file', match: { value: 'a.md' } }] } }, /Condition/],
+    [
+      'a malformed filter',
+      { query: [1, 0, 0], using: 'dense', filter: { must: [{ field: 'file', match: { value: 'a.md' } }] } },
+      /Condition/,
+    ],
     ['a misspelled field', { vector: [1, 0, 0], using: 'dense' }, /unknown field `vector`/],
   ])('rejects a query with %s', async (_case, body, message) => {
     const { status, json } = await send('POST', '/collections/docs/points/query', body);
@@ -102,12 +117,16 @@ describe('Qdrant stand-in', () => {
   it('answers 404 with Qdrant wording for a missing collection', async () => {
     const { status, json } = await send('POST', '/collections/nope/points/count', {});
     expect(status).toBe(404);
-    expect(errorText(json)).toBe('Not found: Collection `nope` doesn\'t exist!');
+    expect(errorText(json)).toBe("Not found: Collection `nope` doesn't exist!");
   });
 
   it('fails the next request on demand, then recovers', async () => {
     standIn.failNext({ status: 429, retryAfterSeconds: 2 });
-    const failed = await fetch(`${standIn.url}/collections/docs/points/count`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const failed = await fetch(`${standIn.url}/collections/docs/points/count`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(failed.status).toBe(429);
     expect(failed.headers.get('retry-after')).toBe('2');
     expect((await send('POST', '/collections/docs/points/count', {})).status).toBe(200);

@@ -222,12 +222,27 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
   }
 
   function createCollection(name: string, body: unknown): boolean {
-    if (!/^[A-Za-z0-9_.-]{1,255}$/.test(name)) throw validationError(`collection_name: collection name "${name}" contains invalid characters`);
+    if (!/^[A-Za-z0-9_.-]{1,255}$/.test(name))
+      throw validationError(`collection_name: collection name "${name}" contains invalid characters`);
     if (collections.has(name)) throw new BadRequest(409, `Wrong input: Collection \`${name}\` already exists!`);
     const request = asObject(body ?? {}, 'body');
     allowOnly(
       request,
-      ['vectors', 'sparse_vectors', 'shard_number', 'replication_factor', 'write_consistency_factor', 'on_disk_payload', 'hnsw_config', 'optimizers_config', 'wal_config', 'quantization_config', 'strict_mode_config', 'sharding_method', 'metadata'],
+      [
+        'vectors',
+        'sparse_vectors',
+        'shard_number',
+        'replication_factor',
+        'write_consistency_factor',
+        'on_disk_payload',
+        'hnsw_config',
+        'optimizers_config',
+        'wal_config',
+        'quantization_config',
+        'strict_mode_config',
+        'sharding_method',
+        'metadata',
+      ],
       'body',
     );
     const dense = new Map<string, { size: number; distance: string }>();
@@ -236,8 +251,12 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
       const entries = 'size' in vectors ? [['', vectors] as const] : Object.entries(vectors);
       for (const [vectorName, params] of entries) {
         const config = asObject(params, `vectors.${vectorName}`);
-        if (!Number.isInteger(config.size) || (config.size as number) < 1) throw validationError(`vectors.${vectorName}.size: value ${String(config.size)} invalid, must be 1 or larger`);
-        if (!DISTANCES.has(config.distance as string)) throw formatError(`unknown variant \`${String(config.distance)}\`, expected one of \`Cosine\`, \`Euclid\`, \`Dot\`, \`Manhattan\``);
+        if (!Number.isInteger(config.size) || (config.size as number) < 1)
+          throw validationError(`vectors.${vectorName}.size: value ${String(config.size)} invalid, must be 1 or larger`);
+        if (!DISTANCES.has(config.distance as string))
+          throw formatError(
+            `unknown variant \`${String(config.distance)}\`, expected one of \`Cosine\`, \`Euclid\`, \`Dot\`, \`Manhattan\``,
+          );
         dense.set(vectorName, { size: config.size as number, distance: config.distance as string });
       }
     }
@@ -299,7 +318,10 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
     const request = asObject(body, 'body');
     allowOnly(request, ['field_name', 'field_schema'], 'body');
     if (typeof request.field_name !== 'string' || request.field_name === '') throw formatError('missing field `field_name`');
-    const schema = typeof request.field_schema === 'object' && request.field_schema !== null ? (request.field_schema as { type?: unknown }).type : request.field_schema;
+    const schema =
+      typeof request.field_schema === 'object' && request.field_schema !== null
+        ? (request.field_schema as { type?: unknown }).type
+        : request.field_schema;
     const known = ['keyword', 'integer', 'float', 'geo', 'text', 'bool', 'datetime', 'uuid'];
     if (typeof schema !== 'string' || !known.includes(schema)) throw formatError(`unknown variant \`${String(schema)}\` for field_schema`);
     collection.payloadSchema.set(request.field_name, schema);
@@ -395,7 +417,20 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
     const request = asObject(raw, where);
     allowOnly(
       request,
-      ['prefetch', 'query', 'using', 'filter', 'params', 'score_threshold', 'limit', 'offset', 'with_vector', 'with_payload', 'lookup_from', 'shard_key'],
+      [
+        'prefetch',
+        'query',
+        'using',
+        'filter',
+        'params',
+        'score_threshold',
+        'limit',
+        'offset',
+        'with_vector',
+        'with_payload',
+        'lookup_from',
+        'shard_key',
+      ],
       where,
     );
     const limit = readLimit(request.limit, `${where}.limit`);
@@ -403,12 +438,19 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
     const payloadSelector = parseWithPayload(request.with_payload, false);
     const withVector = parseWithVector(request.with_vector);
     const scored = scoreQuery(collection, request, where, limit + offset);
-    return scored.slice(offset, offset + limit).map(({ point, score }) => ({ ...record(point, payloadSelector, withVector), version: 0, score }));
+    return scored
+      .slice(offset, offset + limit)
+      .map(({ point, score }) => ({ ...record(point, payloadSelector, withVector), version: 0, score }));
   }
 
   function scoreQuery(collection: CollectionState, request: Record<string, unknown>, where: string, limit: number): ScoredPoint[] {
     const filter = request.filter === undefined || request.filter === null ? null : parseFilter(request.filter, `${where}.filter`);
-    const prefetches = request.prefetch === undefined || request.prefetch === null ? [] : Array.isArray(request.prefetch) ? request.prefetch : [request.prefetch];
+    const prefetches =
+      request.prefetch === undefined || request.prefetch === null
+        ? []
+        : Array.isArray(request.prefetch)
+          ? request.prefetch
+          : [request.prefetch];
     const query = request.query;
     const threshold = typeof request.score_threshold === 'number' ? request.score_threshold : null;
 
@@ -420,7 +462,9 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
         const subLimit = readLimit(sub.limit, `${where}.prefetch[${i}].limit`);
         // docs-chat relies on every prefetch fetching at least as many candidates as the fused answer returns.
         if (subLimit < limit) {
-          throw validationError(`${where}.prefetch[${i}].limit: prefetch limit (${subLimit}) must be no smaller than the main limit (${limit})`);
+          throw validationError(
+            `${where}.prefetch[${i}].limit: prefetch limit (${subLimit}) must be no smaller than the main limit (${limit})`,
+          );
         }
         return scoreQuery(collection, sub, `${where}.prefetch[${i}]`, subLimit);
       });
@@ -441,9 +485,13 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
     }
     if (prefetches.length > 0) throw new BadRequest(400, 'Bad request: the stand-in only implements prefetch together with fusion');
     if (query === undefined || query === null) {
-      return [...collection.points.values()].filter((point) => !filter || filter(point)).sort(compareById).slice(0, limit).map((point) => ({ point, score: 0 }));
+      return [...collection.points.values()]
+        .filter((point) => !filter || filter(point))
+        .sort(compareById)
+        .slice(0, limit)
+        .map((point) => ({ point, score: 0 }));
     }
-    const nearest = typeof query === 'object' && !Array.isArray(query) && 'nearest' in query ? (query).nearest : query;
+    const nearest = typeof query === 'object' && !Array.isArray(query) && 'nearest' in query ? query.nearest : query;
     const using = request.using === undefined || request.using === null ? '' : request.using;
     if (typeof using !== 'string') throw formatError(`${where}.using: invalid type, expected a string`);
     const candidates = [...collection.points.values()].filter((point) => !filter || filter(point));
@@ -489,7 +537,13 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
     return out;
   }
 
-  function sparseScores(collection: CollectionState, candidates: StoredPoint[], using: string, target: SparseValue, idf: boolean): ScoredPoint[] {
+  function sparseScores(
+    collection: CollectionState,
+    candidates: StoredPoint[],
+    using: string,
+    target: SparseValue,
+    idf: boolean,
+  ): ScoredPoint[] {
     // IDF statistics come from the whole collection, unfiltered, as in Qdrant.
     const weights = new Map<number, number>();
     let holders = 0;
@@ -531,7 +585,13 @@ export async function startQdrantStandIn(options: QdrantStandInOptions = {}): Pr
     response.end(JSON.stringify(body));
   }
 
-  function sendError(response: ServerResponse, status: number, message: string, startedAt: bigint, headers: Record<string, string> = {}): void {
+  function sendError(
+    response: ServerResponse,
+    status: number,
+    message: string,
+    startedAt: bigint,
+    headers: Record<string, string> = {},
+  ): void {
     sendJson(response, status, { status: { error: message }, time: elapsed(startedAt) }, headers);
   }
 
@@ -588,26 +648,28 @@ function asObject(value: unknown, where: string): Record<string, unknown> {
 /** Qdrant's REST models reject unknown fields in the bodies we use; so does the stand-in, to catch typos. */
 function allowOnly(value: Record<string, unknown>, fields: string[], where: string): void {
   for (const key of Object.keys(value)) {
-    if (!fields.includes(key)) throw formatError(`${where}: unknown field \`${key}\`, expected one of ${fields.map((f) => `\`${f}\``).join(', ')}`);
+    if (!fields.includes(key))
+      throw formatError(`${where}: unknown field \`${key}\`, expected one of ${fields.map((f) => `\`${f}\``).join(', ')}`);
   }
 }
 
 function readLimit(value: unknown, where: string): number {
   if (value === undefined || value === null) return 10;
-  if (!Number.isInteger(value) || (value as number) < 1) throw validationError(`${where}: value ${JSON.stringify(value)} invalid, must be 1 or larger`);
+  if (!Number.isInteger(value) || (value as number) < 1)
+    throw validationError(`${where}: value ${JSON.stringify(value)} invalid, must be 1 or larger`);
   return value as number;
 }
 
 function readFusion(query: unknown, where: string): { k: number } | null {
   if (typeof query !== 'object' || query === null || Array.isArray(query)) return null;
   if ('fusion' in query) {
-    const fusion = (query).fusion;
+    const fusion = query.fusion;
     if (fusion === 'rrf') return { k: RRF_DEFAULT_K };
     if (fusion === 'dbsf') throw new BadRequest(400, 'Bad request: the stand-in does not implement dbsf fusion');
     throw formatError(`${where}.fusion: unknown variant \`${String(fusion)}\`, expected \`rrf\` or \`dbsf\``);
   }
   if ('rrf' in query) {
-    const rrf = asObject((query).rrf, `${where}.rrf`);
+    const rrf = asObject(query.rrf, `${where}.rrf`);
     const k = rrf.k ?? RRF_DEFAULT_K;
     if (!Number.isInteger(k) || (k as number) < 1) throw validationError(`${where}.rrf.k: must be a positive integer`);
     return { k: k as number };
@@ -641,7 +703,8 @@ function compareById(a: StoredPoint, b: StoredPoint): number {
 
 function checkDense(value: unknown[], size: number, where: string): number[] {
   if (value.length !== size) throw wrongInput(`Vector dimension error: expected dim: ${size}, got ${value.length}`);
-  for (const component of value) if (typeof component !== 'number' || !Number.isFinite(component)) throw formatError(`${where}: invalid type, expected f32`);
+  for (const component of value)
+    if (typeof component !== 'number' || !Number.isFinite(component)) throw formatError(`${where}: invalid type, expected f32`);
   return value as number[];
 }
 
@@ -653,11 +716,13 @@ function checkSparse(value: unknown, where: string): SparseValue {
   if (indices.length !== values.length) throw validationError(`${where}: indices and values must be of the same length`);
   const seen = new Set<number>();
   for (const index of indices as unknown[]) {
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 0xffffffff) throw formatError(`${where}.indices: invalid value, expected u32`);
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index > 0xffffffff)
+      throw formatError(`${where}.indices: invalid value, expected u32`);
     if (seen.has(index)) throw validationError(`${where}: indices must be unique`);
     seen.add(index);
   }
-  for (const component of values) if (typeof component !== 'number' || !Number.isFinite(component)) throw formatError(`${where}.values: invalid type, expected f32`);
+  for (const component of values)
+    if (typeof component !== 'number' || !Number.isFinite(component)) throw formatError(`${where}.values: invalid type, expected f32`);
   return { indices: [...(indices as number[])], values: [...(values as number[])] };
 }
 
@@ -736,7 +801,8 @@ function parseFilter(raw: unknown, where: string): PointPredicate {
 
 function parseCondition(raw: unknown, where: string): PointPredicate {
   const condition = asObject(raw, where);
-  if ('must' in condition || 'should' in condition || 'must_not' in condition || 'min_should' in condition) return parseFilter(condition, where);
+  if ('must' in condition || 'should' in condition || 'must_not' in condition || 'min_should' in condition)
+    return parseFilter(condition, where);
   if ('has_id' in condition) {
     if (!Array.isArray(condition.has_id)) throw formatError(`${where}.has_id: expected a list of ids`);
     const ids = new Set(condition.has_id.map((id, i) => pointKey(parsePointId(id, `${where}.has_id[${i}]`))));
@@ -755,7 +821,8 @@ function parseCondition(raw: unknown, where: string): PointPredicate {
   }
   const key = condition.key;
   allowOnly(condition, ['key', 'match', 'range', 'values_count', 'is_empty', 'is_null'], where);
-  if (condition.match === undefined) throw new BadRequest(400, `Bad request: the stand-in only implements \`match\` field conditions (${where})`);
+  if (condition.match === undefined)
+    throw new BadRequest(400, `Bad request: the stand-in only implements \`match\` field conditions (${where})`);
   const match = asObject(condition.match, `${where}.match`);
   const values = (point: StoredPoint): unknown[] => {
     const value = point.payload[key];
@@ -768,7 +835,8 @@ function parseCondition(raw: unknown, where: string): PointPredicate {
     return (point) => values(point).some((value) => value === match.value);
   }
   if ('any' in match) {
-    if (!Array.isArray(match.any) || !match.any.every(scalar)) throw formatError(`${where}.match.any: expected a list of strings or integers`);
+    if (!Array.isArray(match.any) || !match.any.every(scalar))
+      throw formatError(`${where}.match.any: expected a list of strings or integers`);
     const wanted = new Set<unknown>(match.any);
     return (point) => values(point).some((value) => wanted.has(value));
   }

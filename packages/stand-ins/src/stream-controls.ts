@@ -36,7 +36,9 @@ export interface StreamControls<Fault extends QueuedFault, Reply> extends Stream
   reset(): void;
 }
 
-export function createStreamControls<Fault extends QueuedFault, Reply>(defaults: () => StreamSettings<Reply>): StreamControls<Fault, Reply> {
+export function createStreamControls<Fault extends QueuedFault, Reply>(
+  defaults: () => StreamSettings<Reply>,
+): StreamControls<Fault, Reply> {
   let faults: Fault[] = [];
   let cutAfter: number | undefined;
   const controls: StreamControls<Fault, Reply> = {

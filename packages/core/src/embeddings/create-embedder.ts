@@ -69,7 +69,10 @@ export function createEmbedder(settings: EmbedderSettings): Embedder {
           hint: `Leave EMBEDDING_MODEL unset (${DEFAULT_NEURAL_MODEL}) or set it to ${NEURAL_EMBEDDER_MODEL} for the sentence encoder alone.`,
         });
       }
-      const neural = createNeuralEmbedder({ ...(threads ? { threads } : {}), ...(queueLimit !== undefined ? { maxQueue: queueLimit } : {}) });
+      const neural = createNeuralEmbedder({
+        ...(threads ? { threads } : {}),
+        ...(queueLimit !== undefined ? { maxQueue: queueLimit } : {}),
+      });
       return chosen === DEFAULT_NEURAL_MODEL ? createMixedEmbedder(neural, createLocalEmbedder(), NEURAL_HASHING_SHARE) : neural;
     }
     default:

@@ -125,7 +125,11 @@ async function readCacheFile(file: string, dimensions: number, recordBytes: numb
     await startFile(file, dimensions);
     return vectors;
   }
-  if (content.length < HEADER_BYTES || !content.subarray(0, MAGIC.length).equals(MAGIC) || content.readUInt32LE(MAGIC.length) !== dimensions) {
+  if (
+    content.length < HEADER_BYTES ||
+    !content.subarray(0, MAGIC.length).equals(MAGIC) ||
+    content.readUInt32LE(MAGIC.length) !== dimensions
+  ) {
     // A torn header or a foreign file: a cache can always be rebuilt, so start afresh.
     await startFile(file, dimensions);
     return vectors;

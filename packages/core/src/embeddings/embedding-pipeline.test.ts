@@ -28,7 +28,9 @@ interface BatchBody {
   requests: { taskType: string; title?: string; content: { parts: { text: string }[] } }[];
 }
 const batchSizes = (): number[] =>
-  standIn.requests.filter((request) => request.path.endsWith(':batchEmbedContents')).map((request) => (request.body as BatchBody).requests.length);
+  standIn.requests
+    .filter((request) => request.path.endsWith(':batchEmbedContents'))
+    .map((request) => (request.body as BatchBody).requests.length);
 
 beforeAll(async () => {
   standIn = await startGeminiStandIn();
@@ -162,7 +164,9 @@ describe('createEmbeddingPipeline', () => {
     const pipeline = createEmbeddingPipeline({ embedder, documentRetry: { maxServerDelayMs: 60_000 } });
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
-    const error = (await pipeline.embedDocuments(documents(3), { signal: controller.signal }).catch((caught: unknown) => caught)) as DocsChatError;
+    const error = (await pipeline
+      .embedDocuments(documents(3), { signal: controller.signal })
+      .catch((caught: unknown) => caught)) as DocsChatError;
     expect(error.code).toBe('aborted');
     expect(Date.now() - started).toBeLessThan(5000);
   });
@@ -186,7 +190,10 @@ describe('createEmbeddingPipeline', () => {
         }),
     };
     const pipeline = createEmbeddingPipeline({ embedder: failing, concurrency: 2 });
-    const items = [{ hash: 'a', text: 'slow', title: '' }, { hash: 'b', text: 'bad', title: '' }];
+    const items = [
+      { hash: 'a', text: 'slow', title: '' },
+      { hash: 'b', text: 'bad', title: '' },
+    ];
     await expect(pipeline.embedDocuments(items)).rejects.toThrow('rejected');
     expect(seen.every((signal) => signal.aborted)).toBe(true);
   });

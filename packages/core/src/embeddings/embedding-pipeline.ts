@@ -89,7 +89,12 @@ export function createEmbeddingPipeline(options: EmbeddingPipelineOptions): Embe
   const queryVectors = new Map<string, Float32Array>();
   const stats: EmbeddingStats = { calls: 0, texts: 0, cacheHits: 0, retries: 0, cacheErrors: 0 };
 
-  async function callEmbedder(texts: string[], task: 'document' | 'query', titles: string[] | undefined, signal: AbortSignal | undefined): Promise<Float32Array[]> {
+  async function callEmbedder(
+    texts: string[],
+    task: 'document' | 'query',
+    titles: string[] | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Float32Array[]> {
     const policy = task === 'document' ? documentRetry : queryRetry;
     const vectors = await withRetries(
       () => {
@@ -109,9 +114,13 @@ export function createEmbeddingPipeline(options: EmbeddingPipelineOptions): Embe
       },
     );
     if (vectors.length !== texts.length) {
-      throw new DocsChatError('embedder_unavailable', `The ${embedder.provider} embedder returned ${vectors.length} vectors for ${texts.length} texts.`, {
-        hint: 'This is a provider bug; try again or switch EMBEDDING_PROVIDER.',
-      });
+      throw new DocsChatError(
+        'embedder_unavailable',
+        `The ${embedder.provider} embedder returned ${vectors.length} vectors for ${texts.length} texts.`,
+        {
+          hint: 'This is a provider bug; try again or switch EMBEDDING_PROVIDER.',
+        },
+      );
     }
     stats.texts += texts.length;
     return vectors;

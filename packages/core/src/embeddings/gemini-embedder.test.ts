@@ -40,9 +40,26 @@ describe('createGeminiEmbedder against the Gemini stand-in', () => {
     expect(standIn.requests[0]!.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
     const body = standIn.requests[0]!.body as BatchBody;
     expect(body.requests).toEqual([
-      { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'Reducers are pure.' }], role: 'user' }, taskType: 'RETRIEVAL_DOCUMENT', title: 'Reducers', outputDimensionality: 768 },
-      { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'Slices group reducers.' }], role: 'user' }, taskType: 'RETRIEVAL_DOCUMENT', title: 'Slices', outputDimensionality: 768 },
-      { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'Install the package.' }], role: 'user' }, taskType: 'RETRIEVAL_DOCUMENT', outputDimensionality: 768 },
+      {
+        model: 'models/gemini-embedding-001',
+        content: { parts: [{ text: 'Reducers are pure.' }], role: 'user' },
+        taskType: 'RETRIEVAL_DOCUMENT',
+        title: 'Reducers',
+        outputDimensionality: 768,
+      },
+      {
+        model: 'models/gemini-embedding-001',
+        content: { parts: [{ text: 'Slices group reducers.' }], role: 'user' },
+        taskType: 'RETRIEVAL_DOCUMENT',
+        title: 'Slices',
+        outputDimensionality: 768,
+      },
+      {
+        model: 'models/gemini-embedding-001',
+        content: { parts: [{ text: 'Install the package.' }], role: 'user' },
+        taskType: 'RETRIEVAL_DOCUMENT',
+        outputDimensionality: 768,
+      },
     ]);
   });
 

@@ -85,9 +85,13 @@ export function createGeminiEmbedder(options: GeminiEmbedderOptions): Embedder {
       return embeddings.map((embedding) => {
         const values = embedding.values ?? [];
         if (values.length !== dimensions) {
-          throw new DocsChatError('embedder_rejected', `Gemini returned ${values.length}-dimensional vectors from ${model}, expected ${dimensions}.`, {
-            hint: `Set EMBEDDING_DIMENSIONS to a size ${model} supports (768, 1536 or 3072 for gemini-embedding-001).`,
-          });
+          throw new DocsChatError(
+            'embedder_rejected',
+            `Gemini returned ${values.length}-dimensional vectors from ${model}, expected ${dimensions}.`,
+            {
+              hint: `Set EMBEDDING_DIMENSIONS to a size ${model} supports (768, 1536 or 3072 for gemini-embedding-001).`,
+            },
+          );
         }
         return toUnitVector(values);
       });

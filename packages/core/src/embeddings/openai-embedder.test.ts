@@ -26,7 +26,11 @@ const rejection = (promise: Promise<unknown>): Promise<DocsChatError> =>
 
 describe('createOpenAIEmbedder against the OpenAI-compatible stand-in', () => {
   it('asks for float vectors of the configured size and returns them unit-length, in order', async () => {
-    const vectors = await embedder.embed({ texts: ['store setup', 'reducer logic', 'store setup'], task: 'document', titles: ['a', 'b', 'c'] });
+    const vectors = await embedder.embed({
+      texts: ['store setup', 'reducer logic', 'store setup'],
+      task: 'document',
+      titles: ['a', 'b', 'c'],
+    });
     expect(standIn.requests[0]!.body).toEqual({
       model: 'text-embedding-3-small',
       input: ['store setup', 'reducer logic', 'store setup'],

@@ -97,10 +97,14 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       }
       const data = [...response.data].sort((left, right) => left.index - right.index);
       if (data.length !== texts.length) {
-        throw new DocsChatError('embedder_unavailable', `The embedding server returned ${data.length} embeddings for ${texts.length} texts.`, {
-          hint: 'Try again; if it persists, lower the batch size or check the server logs.',
-          retryable: true,
-        });
+        throw new DocsChatError(
+          'embedder_unavailable',
+          `The embedding server returned ${data.length} embeddings for ${texts.length} texts.`,
+          {
+            hint: 'Try again; if it persists, lower the batch size or check the server logs.',
+            retryable: true,
+          },
+        );
       }
       return data.map((entry) => {
         const values = decodeEmbedding(entry.embedding);

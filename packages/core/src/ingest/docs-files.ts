@@ -65,10 +65,7 @@ interface PermalinksFile {
 /** Candidate places where the Docusaurus plugin writes the build's permalinks, relative to a docs folder. */
 function defaultPermalinkFiles(docsDir: string): string[] {
   const siteDir = path.dirname(docsDir);
-  return [
-    path.join(siteDir, 'build', 'docs-chat-permalinks.json'),
-    path.join(siteDir, '.docusaurus', 'docs-chat', 'permalinks.json'),
-  ];
+  return [path.join(siteDir, 'build', 'docs-chat-permalinks.json'), path.join(siteDir, '.docusaurus', 'docs-chat', 'permalinks.json')];
 }
 
 /**

@@ -16,7 +16,10 @@ const PAGES: Record<string, string> = {
 };
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
 }
 
 async function write(root: string, files: Record<string, string>): Promise<void> {
@@ -71,7 +74,9 @@ describe('ingest from git', () => {
     expect(again.files).toMatchObject({ unchanged: 3, added: 0, modified: 0, deleted: 0 });
 
     const firstCommit = head();
-    await write(repo, { 'docs/guides/telemetry.md': '# Telemetry\n\n## Storing telemetry\n\nFrames are kept for ninety days in the glacier vault.\n' });
+    await write(repo, {
+      'docs/guides/telemetry.md': '# Telemetry\n\n## Storing telemetry\n\nFrames are kept for ninety days in the glacier vault.\n',
+    });
     git(repo, 'mv', 'docs/guides/alerts.md', 'docs/guides/paging.md');
     await fs.rm(path.join(repo, 'docs/intro.md'));
     git(repo, 'add', '-A');
@@ -100,7 +105,10 @@ describe('ingest from git', () => {
   it('names the setting to change for a bad ref, an unreachable repository, a missing path and a shallow clone, and keeps the last good index', async () => {
     await sync();
     const failure = async (overrides: Record<string, string>) => {
-      const error = await sync(overrides).then(() => null, (caught: unknown) => caught);
+      const error = await sync(overrides).then(
+        () => null,
+        (caught: unknown) => caught,
+      );
       if (!isDocsChatError(error)) throw new Error(`expected a DocsChatError, got ${String(error)}`);
       return error;
     };
@@ -135,7 +143,10 @@ describe('ingest from git', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const error = await sync({ GIT_URL: `http://127.0.0.1:${port}/private/docs.git` }).then(() => null, (caught: unknown) => caught);
+      const error = await sync({ GIT_URL: `http://127.0.0.1:${port}/private/docs.git` }).then(
+        () => null,
+        (caught: unknown) => caught,
+      );
       expect(isDocsChatError(error) && error.code).toBe('git_auth_required');
       expect(isDocsChatError(error) && error.hint).toMatch(/GIT_URL/);
     } finally {

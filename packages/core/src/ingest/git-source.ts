@@ -90,25 +90,38 @@ function runGit(args: string[], options: { cwd?: string; signal?: AbortSignal | 
     child.stderr.on('data', (data: Buffer) => err.push(data));
     child.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') {
-        reject(new DocsChatError('git_failed', 'The git command was not found.', { hint: 'Install git (for example `apt-get install git`) where docs-chat runs.', cause: error }));
+        reject(
+          new DocsChatError('git_failed', 'The git command was not found.', {
+            hint: 'Install git (for example `apt-get install git`) where docs-chat runs.',
+            cause: error,
+          }),
+        );
       } else if (error.name === 'AbortError') {
         reject(new DocsChatError('aborted', 'The git sync was cancelled.', { cause: error }));
       } else {
         reject(error);
       }
     });
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
   });
 }
 
 async function git(args: string[], cwd: string, signal?: AbortSignal): Promise<string> {
   const result = await runGit(args, { cwd, signal });
-  if (result.code !== 0) throw new DocsChatError('git_failed', `git ${args[0]} failed: ${lastLine(result.stderr)}`, { hint: `Check the repository in ${cwd}, or delete that folder so the next sync clones afresh.` });
+  if (result.code !== 0)
+    throw new DocsChatError('git_failed', `git ${args[0]} failed: ${lastLine(result.stderr)}`, {
+      hint: `Check the repository in ${cwd}, or delete that folder so the next sync clones afresh.`,
+    });
   return result.stdout;
 }
 
 function lastLine(text: string): string {
-  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   // git may echo the URL it was given: credentials in it are masked.
   return redactGitUrl(lines.filter((line) => line.startsWith('fatal:') || line.startsWith('error:')).at(-1) ?? lines.at(-1) ?? 'no output');
 }
@@ -122,7 +135,11 @@ function fetchError(settings: { url: string; ref: string | null }, stderr: strin
       hint: `Set ${REF_SETTING} to a branch, tag or commit of that repository, or unset it for the default branch.`,
     });
   }
-  if (/terminal prompts disabled|could not read (username|password)|authentication failed|permission denied|access denied|HTTP Basic: Access denied|401|403/i.test(stderr)) {
+  if (
+    /terminal prompts disabled|could not read (username|password)|authentication failed|permission denied|access denied|HTTP Basic: Access denied|401|403/i.test(
+      stderr,
+    )
+  ) {
     return new DocsChatError('git_auth_required', `${url} asks for credentials, and docs-chat never types any (${detail}).`, {
       hint: `Give access without a prompt: put a read-only token in ${URL_SETTING} (https://<token>@host/owner/repo.git), or use an ssh URL with a deploy key loaded for the server's user.`,
     });
@@ -159,21 +176,30 @@ export async function checkoutGitSource(dataDir: string, settings: GitSourceSett
   const ref = settings.ref?.trim() ? settings.ref.trim() : null;
   const subdir = cleanSubdir(settings.path);
   if (ref !== null && (ref.startsWith('-') || /\s/.test(ref))) {
-    throw new DocsChatError('git_ref_missing', `${REF_SETTING}="${ref}" is not a valid ref.`, { hint: `Set ${REF_SETTING} to a branch, tag or commit name.` });
+    throw new DocsChatError('git_ref_missing', `${REF_SETTING}="${ref}" is not a valid ref.`, {
+      hint: `Set ${REF_SETTING} to a branch, tag or commit name.`,
+    });
   }
   const key = cloneKey(url);
   const dir = path.join(dataDir, 'git', key);
   const lock: PidLock = await acquirePidLock(
     path.join(dataDir, 'locks', `git-${key}.lock`),
     (owner) =>
-      new DocsChatError('ingest_locked', `Another git sync of ${redactGitUrl(url)} is running (pid ${owner.pid}, started ${owner.startedAt}).`, {
-        hint: 'Wait for it to finish, then run the sync again.',
-      }),
+      new DocsChatError(
+        'ingest_locked',
+        `Another git sync of ${redactGitUrl(url)} is running (pid ${owner.pid}, started ${owner.startedAt}).`,
+        {
+          hint: 'Wait for it to finish, then run the sync again.',
+        },
+      ),
   );
   let isRepository = false;
   try {
     await fs.mkdir(dir, { recursive: true });
-    isRepository = await fs.stat(path.join(dir, '.git')).then(() => true, () => false);
+    isRepository = await fs.stat(path.join(dir, '.git')).then(
+      () => true,
+      () => false,
+    );
     if (!isRepository) {
       await git(['init', '--quiet'], dir, signal);
       await git(['remote', 'add', 'origin', url], dir, signal);
@@ -181,7 +207,10 @@ export async function checkoutGitSource(dataDir: string, settings: GitSourceSett
       await git(['remote', 'set-url', 'origin', url], dir, signal);
     }
     // "--" ends the options: a ref can never be read as one.
-    const fetched = await runGit(['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', 'origin', '--', ref ?? 'HEAD'], { cwd: dir, signal });
+    const fetched = await runGit(['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', 'origin', '--', ref ?? 'HEAD'], {
+      cwd: dir,
+      signal,
+    });
     if (fetched.code !== 0) throw fetchError({ url, ref }, fetched.stderr);
     // Fetching from a shallow repository "succeeds" with a warning and brings nothing.
     if (/shallow/i.test(fetched.stderr)) throw shallowError(url);
@@ -198,9 +227,13 @@ export async function checkoutGitSource(dataDir: string, settings: GitSourceSett
     const docsDir = subdir ? path.join(dir, subdir) : dir;
     const stat = await fs.stat(docsDir).catch(() => null);
     if (!stat?.isDirectory()) {
-      throw new DocsChatError('docs_dir_missing', `The folder "${subdir}" does not exist at ${commit.slice(0, 12)} of ${redactGitUrl(url)}.`, {
-        hint: `Set ${PATH_SETTING} to the repository folder holding the docs (for example docs), or unset it for the root.`,
-      });
+      throw new DocsChatError(
+        'docs_dir_missing',
+        `The folder "${subdir}" does not exist at ${commit.slice(0, 12)} of ${redactGitUrl(url)}.`,
+        {
+          hint: `Set ${PATH_SETTING} to the repository folder holding the docs (for example docs), or unset it for the root.`,
+        },
+      );
     }
     return { dir, docsDir, commit, url, ref, path: subdir, release: () => lock.release() };
   } catch (error) {
@@ -212,9 +245,13 @@ export async function checkoutGitSource(dataDir: string, settings: GitSourceSett
 }
 
 function shallowError(url: string): DocsChatError {
-  return new DocsChatError('git_shallow', `The repository ${redactGitUrl(url)} is a shallow clone: its history is cut, so commits cannot be compared.`, {
-    hint: `Point ${URL_SETTING} at a full clone (run \`git fetch --unshallow\` in it) or at the original remote.`,
-  });
+  return new DocsChatError(
+    'git_shallow',
+    `The repository ${redactGitUrl(url)} is a shallow clone: its history is cut, so commits cannot be compared.`,
+    {
+      hint: `Point ${URL_SETTING} at a full clone (run \`git fetch --unshallow\` in it) or at the original remote.`,
+    },
+  );
 }
 
 export type ChangedFiles = { files: string[] } | { files: null; reason: string };
@@ -230,10 +267,18 @@ export async function changedFilesBetween(checkout: GitCheckout, from: string, s
   const exists = await runGit(['cat-file', '-e', `${from}^{commit}`], { cwd: checkout.dir, signal });
   if (exists.code !== 0) return { files: null, reason: `the last ingested commit ${from.slice(0, 12)} no longer exists (force-push)` };
   const ancestor = await runGit(['merge-base', '--is-ancestor', from, checkout.commit], { cwd: checkout.dir, signal });
-  if (ancestor.code === 1) return { files: null, reason: `the last ingested commit ${from.slice(0, 12)} is not an ancestor of ${checkout.commit.slice(0, 12)} (force-push)` };
+  if (ancestor.code === 1)
+    return {
+      files: null,
+      reason: `the last ingested commit ${from.slice(0, 12)} is not an ancestor of ${checkout.commit.slice(0, 12)} (force-push)`,
+    };
   if (ancestor.code !== 0) return { files: null, reason: `git could not relate the commits (${lastLine(ancestor.stderr)})` };
   // --no-renames: a rename is a deletion plus an addition, which is what the index needs to hear.
-  const output = await git(['diff', '--name-only', '-z', '--no-renames', from, checkout.commit, '--', checkout.path ?? '.'], checkout.dir, signal);
+  const output = await git(
+    ['diff', '--name-only', '-z', '--no-renames', from, checkout.commit, '--', checkout.path ?? '.'],
+    checkout.dir,
+    signal,
+  );
   const prefix = checkout.path ? `${checkout.path}/` : '';
   const files = output
     .split('\0')

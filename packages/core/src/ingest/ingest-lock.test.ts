@@ -17,7 +17,10 @@ describe('ingest lock', () => {
     const first = await acquireIngestLock(dataDir, 'book');
     const second = acquireIngestLock(dataDir, 'book');
     await expect(second).rejects.toBeInstanceOf(DocsChatError);
-    await expect(acquireIngestLock(dataDir, 'book')).rejects.toMatchObject({ code: 'ingest_locked', hint: expect.stringContaining('Wait') });
+    await expect(acquireIngestLock(dataDir, 'book')).rejects.toMatchObject({
+      code: 'ingest_locked',
+      hint: expect.stringContaining('Wait'),
+    });
     await first.release();
     const third = await acquireIngestLock(dataDir, 'book');
     await third.release();

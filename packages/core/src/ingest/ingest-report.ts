@@ -76,10 +76,16 @@ export function formatIngestReport(report: IngestReport): string {
         : git.mode === 'unchanged'
           ? 'same commit as last time'
           : `every file compared by content hash${git.reason ? ` (${git.reason})` : ''}`;
-    lines.splice(1, 0, `Git: ${git.url}${git.ref ? ` @ ${git.ref}` : ''}${git.path ? ` (path ${git.path})` : ''}, commits ${range}: ${how}.`);
+    lines.splice(
+      1,
+      0,
+      `Git: ${git.url}${git.ref ? ` @ ${git.ref}` : ''}${git.path ? ` (path ${git.path})` : ''}, commits ${range}: ${how}.`,
+    );
   }
   if (report.site) {
-    const versions = report.site.versions.map((version) => `${version.instance === 'default' ? '' : `${version.instance}:`}${version.name}${version.last ? ' (last)' : ''}`);
+    const versions = report.site.versions.map(
+      (version) => `${version.instance === 'default' ? '' : `${version.instance}:`}${version.name}${version.last ? ' (last)' : ''}`,
+    );
     lines.push(`Site: versions ${versions.join(', ')}; locales ${report.site.locales.join(', ')} (default ${report.site.defaultLocale}).`);
   }
   if (report.scopeFit) {
@@ -92,7 +98,9 @@ export function formatIngestReport(report: IngestReport): string {
   for (const skipped of report.files.skipped) lines.push(`  skipped ${skipped.file}: ${skipped.reason}`);
   for (const failed of report.files.failed) lines.push(`  FAILED ${failed.file}: ${failed.reason}`);
   if (report.files.fallbackParsed.length > 0) {
-    lines.push(`  ${report.files.fallbackParsed.length} file(s) were not valid MDX and were read as plain markdown: ${report.files.fallbackParsed.join(', ')}`);
+    lines.push(
+      `  ${report.files.fallbackParsed.length} file(s) were not valid MDX and were read as plain markdown: ${report.files.fallbackParsed.join(', ')}`,
+    );
   }
   return lines.join('\n');
 }

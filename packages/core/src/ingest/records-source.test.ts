@@ -52,7 +52,12 @@ describe('ingest of JSON records', () => {
     expect(report.files).toMatchObject({ total: 2, added: 2, failed: [] });
 
     const [exampleHit] = await search('fetchWeather await');
-    expect(exampleHit?.chunk).toMatchObject({ docId: 'no-floating-promises', title: 'No floating promises', url: 'https://rules.example/no-floating-promises', source: 'records:rules' });
+    expect(exampleHit?.chunk).toMatchObject({
+      docId: 'no-floating-promises',
+      title: 'No floating promises',
+      url: 'https://rules.example/no-floating-promises',
+      source: 'records:rules',
+    });
     const [noUrl] = await search('signal ships in fog lighthouse');
     expect(noUrl?.chunk).toMatchObject({ docId: 'prefer-lighthouse', url: '', source: 'records:rules' });
     expect(assembleContext([noUrl!]).text).toContain('[1] Prefer the lighthouse helper (id prefer-lighthouse)');
@@ -81,11 +86,15 @@ describe('ingest of JSON records', () => {
   }, 60_000);
 
   it('refuses a file that is not an array or lines, and a mapping naming a field no record has', async () => {
-    const notList = await ingest(await writeFile('object.json', JSON.stringify({ rules: [rule('a', 'A', 'text')] }, null, 2))).catch((error: unknown) => error);
+    const notList = await ingest(await writeFile('object.json', JSON.stringify({ rules: [rule('a', 'A', 'text')] }, null, 2))).catch(
+      (error: unknown) => error,
+    );
     expect(isDocsChatError(notList) && notList.code).toBe('records_invalid');
     expect((notList as Error).message).toMatch(/object\.json is neither a JSON array of records nor JSON Lines/);
 
-    const typo = await ingest(await writeFile('ok.json', JSON.stringify([rule('a', 'A', 'text')])), 'id=rule.id,text=descripton').catch((error: unknown) => error);
+    const typo = await ingest(await writeFile('ok.json', JSON.stringify([rule('a', 'A', 'text')])), 'id=rule.id,text=descripton').catch(
+      (error: unknown) => error,
+    );
     expect(isDocsChatError(typo) && typo.code).toBe('records_invalid');
     expect((typo as Error).message).toContain('text=descripton');
     expect((typo as Error).message).toContain('none of the 1 records');
@@ -96,7 +105,10 @@ describe('ingest of JSON records', () => {
     await fs.mkdir(docsDir);
     await fs.writeFile(path.join(docsDir, 'intro.md'), '# Harbour\n\nThe harbour master assigns moorings to arriving boats.\n');
     await runIngest(loadCoreConfig(env), { docsDir });
-    const records = await ingest(await writeFile('rules.json', JSON.stringify([rule('kiln', 'Kiln', 'The kiln fires pottery overnight.')])), PLAIN_MAP);
+    const records = await ingest(
+      await writeFile('rules.json', JSON.stringify([rule('kiln', 'Kiln', 'The kiln fires pottery overnight.')])),
+      PLAIN_MAP,
+    );
     expect(records.files.deleted).toBe(0);
     const docsAgain = await runIngest(loadCoreConfig(env), { docsDir });
     expect(docsAgain.files).toMatchObject({ unchanged: 1, deleted: 0 });

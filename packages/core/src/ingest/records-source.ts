@@ -37,13 +37,20 @@ const RECORD_EXTENSIONS = new Set(['.json', '.jsonl', '.ndjson']);
 
 export function parseRecordMapping(map: string): RecordMapping {
   const mapping: RecordMapping = {};
-  for (const part of map.split(',').map((piece) => piece.trim()).filter(Boolean)) {
+  for (const part of map
+    .split(',')
+    .map((piece) => piece.trim())
+    .filter(Boolean)) {
     const match = /^([a-z]+)\s*=\s*(\S+)$/.exec(part);
     const key = match?.[1] as RecordField | undefined;
     if (!match || !key || !(RECORD_FIELDS as readonly string[]).includes(key)) {
-      throw new DocsChatError('records_invalid', `--map entry "${part}" is not one of ${RECORD_FIELDS.map((field) => `${field}=PATH`).join(', ')}.`, {
-        hint: "Write the mapping as --map 'id=PATH,title=PATH,text=PATH,url=PATH,examples=PATH' with dotted paths into each record (id and text are required).",
-      });
+      throw new DocsChatError(
+        'records_invalid',
+        `--map entry "${part}" is not one of ${RECORD_FIELDS.map((field) => `${field}=PATH`).join(', ')}.`,
+        {
+          hint: "Write the mapping as --map 'id=PATH,title=PATH,text=PATH,url=PATH,examples=PATH' with dotted paths into each record (id and text are required).",
+        },
+      );
     }
     mapping[key] = match[2];
   }
@@ -77,7 +84,9 @@ interface RawRecord {
 async function listInputFiles(input: string): Promise<string[]> {
   const stat = await fs.stat(input).catch(() => null);
   if (!stat) {
-    throw new DocsChatError('records_invalid', `The records input ${input} does not exist.`, { hint: 'Pass a .json / .jsonl file or a folder of them with --records.' });
+    throw new DocsChatError('records_invalid', `The records input ${input} does not exist.`, {
+      hint: 'Pass a .json / .jsonl file or a folder of them with --records.',
+    });
   }
   if (stat.isFile()) return [input];
   const files = (await fs.readdir(input, { recursive: true }))
@@ -85,7 +94,9 @@ async function listInputFiles(input: string): Promise<string[]> {
     .filter((file) => RECORD_EXTENSIONS.has(path.extname(file).toLowerCase()))
     .sort();
   if (files.length === 0) {
-    throw new DocsChatError('records_invalid', `The folder ${input} holds no .json, .jsonl or .ndjson file.`, { hint: 'Pass a folder holding JSON records, or one file, with --records.' });
+    throw new DocsChatError('records_invalid', `The folder ${input} holds no .json, .jsonl or .ndjson file.`, {
+      hint: 'Pass a folder holding JSON records, or one file, with --records.',
+    });
   }
   return files.map((file) => path.join(input, file));
 }
@@ -103,16 +114,27 @@ function readRecords(label: string, text: string, failed: { file: string; reason
   }
   if (parsedWhole) {
     if (Array.isArray(whole)) {
-      return (whole as unknown[]).map((value, index) => ({ where: `${label} record #${index + 1}`, value, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }));
+      return (whole as unknown[]).map((value, index) => ({
+        where: `${label} record #${index + 1}`,
+        value,
+        bytes: Buffer.byteLength(JSON.stringify(value) ?? ''),
+      }));
     }
     // One line holding one object is a JSON Lines file of one record; anything else is not a list of records.
-    if (!trimmed.includes('\n') && whole !== null && typeof whole === 'object') return [{ where: `${label} line 1`, value: whole, bytes: Buffer.byteLength(trimmed) }];
-    throw new DocsChatError('records_invalid', `${label} is neither a JSON array of records nor JSON Lines (its top level is ${whole === null ? 'null' : typeof whole}).`, {
-      hint: 'Give a file whose top level is an array of records, or one JSON object per line (JSON Lines); for records nested in an object, extract the array first (for example with jq).',
-    });
+    if (!trimmed.includes('\n') && whole !== null && typeof whole === 'object')
+      return [{ where: `${label} line 1`, value: whole, bytes: Buffer.byteLength(trimmed) }];
+    throw new DocsChatError(
+      'records_invalid',
+      `${label} is neither a JSON array of records nor JSON Lines (its top level is ${whole === null ? 'null' : typeof whole}).`,
+      {
+        hint: 'Give a file whose top level is an array of records, or one JSON object per line (JSON Lines); for records nested in an object, extract the array first (for example with jq).',
+      },
+    );
   }
   if (trimmed.startsWith('[')) {
-    throw new DocsChatError('records_invalid', `${label} starts like a JSON array but is not valid JSON.`, { hint: 'Fix the JSON, or write one record per line (JSON Lines).' });
+    throw new DocsChatError('records_invalid', `${label} starts like a JSON array but is not valid JSON.`, {
+      hint: 'Fix the JSON, or write one record per line (JSON Lines).',
+    });
   }
   const records: RawRecord[] = [];
   const lines = text.split('\n');
@@ -178,11 +200,14 @@ function largestField(record: unknown, mapping: RecordMapping): string {
 export async function recordsScanner(settings: RecordsSourceSettings, profile: RetrievalProfile): Promise<SourceScanner> {
   const mapping = parseRecordMapping(settings.map);
   const input = path.resolve(settings.input);
-  const name = (settings.name ?? path.basename(input).replace(/\.(jsonl|ndjson|json)$/i, '')).replace(/[^A-Za-z0-9_.-]+/g, '-') || 'records';
+  const name =
+    (settings.name ?? path.basename(input).replace(/\.(jsonl|ndjson|json)$/i, '')).replace(/[^A-Za-z0-9_.-]+/g, '-') || 'records';
   const source = `records:${name}`;
   const prefix = `${RECORDS_FILE_PREFIX}${name}/`;
   const hashes = indexProfileHashes(profile);
-  const fingerprint = sha256(`${PARSING_VERSION}\0${hashes.chunking}\0${hashes.sparse}\0${hashes.dense}\0${source}\0${JSON.stringify(mapping)}`);
+  const fingerprint = sha256(
+    `${PARSING_VERSION}\0${hashes.chunking}\0${hashes.sparse}\0${hashes.dense}\0${source}\0${JSON.stringify(mapping)}`,
+  );
 
   return {
     fingerprint,
@@ -196,9 +221,13 @@ export async function recordsScanner(settings: RecordsSourceSettings, profile: R
       // A mapped path that no record has is a typo in --map, not bad data.
       for (const [field, dotted] of Object.entries(mapping)) {
         if (raw.length > 0 && !raw.some((record) => valueAt(record.value, dotted) !== undefined)) {
-          throw new DocsChatError('records_invalid', `--map says ${field}=${dotted}, but none of the ${raw.length} records has a field "${dotted}".`, {
-            hint: `Check the spelling of "${dotted}" against a record (dotted paths such as meta.title or links.0), or drop ${field}= from --map.`,
-          });
+          throw new DocsChatError(
+            'records_invalid',
+            `--map says ${field}=${dotted}, but none of the ${raw.length} records has a field "${dotted}".`,
+            {
+              hint: `Check the spelling of "${dotted}" against a record (dotted paths such as meta.title or links.0), or drop ${field}= from --map.`,
+            },
+          );
         }
       }
       const entries: SourceEntry[] = [];
@@ -257,7 +286,11 @@ export async function recordsScanner(settings: RecordsSourceSettings, profile: R
   };
 }
 
-function recordDocument(file: string, source: string, record: { id: string; title: string; text: unknown; url: string; examples: unknown }): ParsedDocument {
+function recordDocument(
+  file: string,
+  source: string,
+  record: { id: string; title: string; text: unknown; url: string; examples: unknown },
+): ParsedDocument {
   const sections: DocumentSection[] = [{ headingPath: [record.title], depth: 1, anchor: null, blocks: textBlocks(record.text) }];
   if (record.examples !== null && record.examples !== undefined && !(Array.isArray(record.examples) && record.examples.length === 0)) {
     // Examples are a section of the record, so a hit on one cites the record itself.

@@ -7,7 +7,8 @@ import { openRetrieval, runIngest } from '../runtime.js';
 import { DocsChatError } from '../errors.js';
 
 const PAGES: Record<string, string> = {
-  'intro.md': '---\ntitle: Welcome\n---\n\nThe orbital scheduler plans satellite passes.\n\n## Installing the scheduler\n\nRun the installer with the flag `--orbit`.\n',
+  'intro.md':
+    '---\ntitle: Welcome\n---\n\nThe orbital scheduler plans satellite passes.\n\n## Installing the scheduler\n\nRun the installer with the flag `--orbit`.\n',
   'guides/telemetry.mdx':
     "import Tabs from '@theme/Tabs';\n\n# Telemetry\n\n## Reading telemetry frames\n\nFrames arrive every second from the ground station.\n\n## Storing telemetry\n\nFrames are kept for thirty days in the archive.\n",
   'guides/alerts.md': '# Alerts\n\n## Paging the on-call astronaut\n\nAlerts page the astronaut through the pager gateway.\n',
@@ -154,7 +155,12 @@ describe('ingest with a remote embedder that fails', () => {
     workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-ingest-remote-'));
     docsDir = path.join(workDir, 'docs');
     await writePages(docsDir, PAGES);
-    env = { DATA_DIR: path.join(workDir, 'data'), GEMINI_API_KEY: 'test-gemini-key', GEMINI_BASE_URL: standIn.url, LLM_PROVIDER: 'extractive' };
+    env = {
+      DATA_DIR: path.join(workDir, 'data'),
+      GEMINI_API_KEY: 'test-gemini-key',
+      GEMINI_BASE_URL: standIn.url,
+      LLM_PROVIDER: 'extractive',
+    };
   });
   afterEach(async () => {
     await standIn.close();
@@ -165,7 +171,10 @@ describe('ingest with a remote embedder that fails', () => {
 
   it('leaves the previous index serving when the embedder goes down half-way, and the next run finishes the job', async () => {
     await ingest();
-    await fs.writeFile(path.join(docsDir, 'guides/alerts.md'), '# Alerts\n\n## Escalating alerts\n\nUnanswered pages escalate to the flight director.\n');
+    await fs.writeFile(
+      path.join(docsDir, 'guides/alerts.md'),
+      '# Alerts\n\n## Escalating alerts\n\nUnanswered pages escalate to the flight director.\n',
+    );
     standIn.failNext({ status: 503, times: 20 });
     await expect(ingest()).rejects.toMatchObject({ code: 'embedder_unavailable' });
 

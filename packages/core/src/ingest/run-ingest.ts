@@ -151,7 +151,9 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
   const source = options.source ?? 'docs';
   const { site } = options;
   // A plain docs folder is one unscoped set whose keys are the bare paths, as before site ingest existed.
-  const sets: ContentSet[] = site?.sets ?? [{ kind: 'docs', instance: '', locale: '', dir: docsDir, defaultLocale: '', routeBasePath, keyPrefix: '' }];
+  const sets: ContentSet[] = site?.sets ?? [
+    { kind: 'docs', instance: '', locale: '', dir: docsDir, defaultLocale: '', routeBasePath, keyPrefix: '' },
+  ];
   const listing = await listSitePages(sets);
   // A site build's permalinks file covers the current docs folder only: a site ingest routes by itself.
   const permalinks = site ? new Map<string, string>() : await loadPermalinks(docsDir, options.permalinksFile);
@@ -176,7 +178,13 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
         const previous = stored.get(file);
         // A file the source says did not change, and that the index holds, is not read again.
         if (changedFiles && previous && !changedFiles.has(file)) {
-          entries.push({ file, fileHash: previous.fileHash, parse: () => { throw new Error('unchanged'); } });
+          entries.push({
+            file,
+            fileHash: previous.fileHash,
+            parse: () => {
+              throw new Error('unchanged');
+            },
+          });
           continue;
         }
         let bytes: Uint8Array;
@@ -228,7 +236,14 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
           ...(scoped ? { scopeChunk: (chunk: Chunk) => withSiteScope(chunk, page, frontMatter) } : {}),
         });
       }
-      return { label: site?.siteDir ?? docsDir, total: listing.pages.length, entries, skipped, failed, owns: (file) => !file.startsWith(RECORDS_FILE_PREFIX) };
+      return {
+        label: site?.siteDir ?? docsDir,
+        total: listing.pages.length,
+        entries,
+        skipped,
+        failed,
+        owns: (file) => !file.startsWith(RECORDS_FILE_PREFIX),
+      };
     },
   });
 }
@@ -245,7 +260,11 @@ export interface SourceScanner {
 }
 
 /** The incremental ingest of any source: compare, embed what changed, write, delete what went. */
-export async function ingestSource(deps: IngestDependencies, options: Omit<IngestOptions, 'docsDir'>, scanner: SourceScanner): Promise<IngestReport> {
+export async function ingestSource(
+  deps: IngestDependencies,
+  options: Omit<IngestOptions, 'docsDir'>,
+  scanner: SourceScanner,
+): Promise<IngestReport> {
   const started = performance.now();
   const { store, embedder, embedding } = deps;
   const profile = deps.profile ?? retrievalProfileFor(embedder.provider);
@@ -261,9 +280,13 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
     if (existingMeta) checkIndexMeta(existingMeta, meta, `in ${store.backend} (${store.collection})`);
     // A plain folder ingest over a whole-site index would delete every version and locale but one.
     if (existingMeta && scanner.site === null && readSiteSummary(existingMeta.extra) !== null) {
-      throw new DocsChatError('config_invalid', `The index in ${store.backend} (${store.collection}) was built from a whole site (ingest --site); ingesting one docs folder into it would remove its other versions and locales.`, {
-        hint: 'Run the ingest with --site SITE_DIR again, or add --rebuild to replace the site index with this folder.',
-      });
+      throw new DocsChatError(
+        'config_invalid',
+        `The index in ${store.backend} (${store.collection}) was built from a whole site (ingest --site); ingesting one docs folder into it would remove its other versions and locales.`,
+        {
+          hint: 'Run the ingest with --site SITE_DIR again, or add --rebuild to replace the site index with this folder.',
+        },
+      );
     }
     if (!dryRun) await store.prepare(existingMeta ?? meta, { rebuild });
 
@@ -308,9 +331,11 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
         if (document.usedFallbackParser) fallbackParsed.push(entry.file);
         newChunks.push({
           entry,
-          chunks: chunkDocument(document, { fileHash: entry.fileHash, maxTokens: profile.chunking.maxTokens, overlapRatio: profile.chunking.overlapRatio }).map(
-            (chunk) => entry.scopeChunk?.(chunk) ?? chunk,
-          ),
+          chunks: chunkDocument(document, {
+            fileHash: entry.fileHash,
+            maxTokens: profile.chunking.maxTokens,
+            overlapRatio: profile.chunking.overlapRatio,
+          }).map((chunk) => entry.scopeChunk?.(chunk) ?? chunk),
         });
       } catch (error) {
         failed.push({ file: entry.file, reason: (error as Error).message });
@@ -322,7 +347,8 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
     const modifiedIds = newChunks.flatMap(({ entry }) => storedByFile.get(entry.file)?.chunkIds ?? []);
     const deletedIds = deletedFiles.flatMap((state) => state.chunkIds);
     // The chunks that go away are fetched whole: the term statistics uncount them.
-    const replacedChunks = dryRun || modifiedIds.length + deletedIds.length === 0 ? [] : await store.getByIds([...modifiedIds, ...deletedIds], options.signal);
+    const replacedChunks =
+      dryRun || modifiedIds.length + deletedIds.length === 0 ? [] : await store.getByIds([...modifiedIds, ...deletedIds], options.signal);
     if (dryRun && modifiedIds.length > 0) {
       for (const chunk of await store.getByIds(modifiedIds, options.signal)) previousChunkHashes.set(chunk.id, chunk.hash);
     }
@@ -444,7 +470,12 @@ export async function ingestSource(deps: IngestDependencies, options: Omit<Inges
       previousFit === null ||
       (scanner.site !== undefined && JSON.stringify(existingMeta?.extra?.['site'] ?? null) !== JSON.stringify(scanner.site))
     ) {
-      const stats = await updatedTermStatistics(store, previousStats, { added: toEmbed, removed: replacedChunks, total: report.chunks.total, signal: options.signal });
+      const stats = await updatedTermStatistics(store, previousStats, {
+        added: toEmbed,
+        removed: replacedChunks,
+        total: report.chunks.total,
+        signal: options.signal,
+      });
       // Associations depend on every chunk's word order, so they are learned afresh from the whole index.
       const chunks = await allChunks(store, options.signal);
       const associations = learnTermAssociations(chunks.map((chunk) => analyzeTerms(chunk.text)));
@@ -548,7 +579,9 @@ async function listSitePages(sets: ContentSet[]): Promise<{ pages: SitePage[]; i
   for (const set of sets) {
     const listing = await listDocsFiles(set.dir);
     for (const entry of listing.ignored) ignored.push({ file: `${set.keyPrefix}${entry.file}`, reason: entry.reason });
-    const translated = new Set(set.localizedDir && (await isDirectory(set.localizedDir)) ? (await listDocsFiles(set.localizedDir)).pages : []);
+    const translated = new Set(
+      set.localizedDir && (await isDirectory(set.localizedDir)) ? (await listDocsFiles(set.localizedDir)).pages : [],
+    );
     for (const relative of listing.pages) {
       const localized = translated.has(relative);
       pages.push({
@@ -562,7 +595,11 @@ async function listSitePages(sets: ContentSet[]): Promise<{ pages: SitePage[]; i
     // Docusaurus only serves a translated file that has an original at the same path.
     const originals = new Set(listing.pages);
     for (const relative of translated) {
-      if (!originals.has(relative)) ignored.push({ file: `${set.keyPrefix}${relative}`, reason: `translation without an original at ${path.join(set.dir, relative)}: Docusaurus does not serve it` });
+      if (!originals.has(relative))
+        ignored.push({
+          file: `${set.keyPrefix}${relative}`,
+          reason: `translation without an original at ${path.join(set.dir, relative)}: Docusaurus does not serve it`,
+        });
     }
   }
   return { pages, ignored };
@@ -604,7 +641,11 @@ function readFrontMatterBlock(text: string): Record<string, unknown> {
 }
 
 /** A site page's chunk with its version, locale, instance, fallback locale and post date. */
-function withSiteScope(chunk: Chunk, entry: { set: ContentSet; fallback: boolean; relative: string }, frontMatter: Record<string, unknown>): Chunk {
+function withSiteScope(
+  chunk: Chunk,
+  entry: { set: ContentSet; fallback: boolean; relative: string },
+  frontMatter: Record<string, unknown>,
+): Chunk {
   const { set } = entry;
   const scoped: Chunk = { ...chunk, instance: set.instance, locale: set.locale };
   if (set.version !== undefined) scoped.version = set.version;

@@ -12,8 +12,10 @@ const SITE: Record<string, string> = {
   'docs/intro.md': '# Launching\n\n## Countdown\n\nThe countdown is started with `launch --go` in version 2.\n',
   'docs/fuel.md': '# Fuel\n\n## Refuelling\n\nRefuel the tanks with the hydrazine pump.\n',
   'versioned_docs/version-1.0/intro.md': '# Launching\n\n## Countdown\n\nVersion 1.0 starts the countdown by turning the brass key.\n',
-  'i18n/fr/docusaurus-plugin-content-docs/current/intro.md': '# Lancement\n\n## Compte à rebours\n\nLe compte à rebours démarre avec `launch --go`.\n',
-  'blog/2024-02-03-first-flight.md': '---\ntitle: First flight\n---\n\nThe first flight went well.\n\n## Lessons\n\nCheck the valves twice.\n',
+  'i18n/fr/docusaurus-plugin-content-docs/current/intro.md':
+    '# Lancement\n\n## Compte à rebours\n\nLe compte à rebours démarre avec `launch --go`.\n',
+  'blog/2024-02-03-first-flight.md':
+    '---\ntitle: First flight\n---\n\nThe first flight went well.\n\n## Lessons\n\nCheck the valves twice.\n',
 };
 
 let workDir: string;
@@ -87,7 +89,9 @@ test('refuses a single-folder ingest over a whole-site index, which would drop i
   } catch (caught) {
     error = caught;
   }
-  expect(isDocsChatError(error) && error.code === 'config_invalid' && error.hint).toBe('Run the ingest with --site SITE_DIR again, or add --rebuild to replace the site index with this folder.');
+  expect(isDocsChatError(error) && error.code === 'config_invalid' && error.hint).toBe(
+    'Run the ingest with --site SITE_DIR again, or add --rebuild to replace the site index with this folder.',
+  );
   const rebuilt = await runIngest(loadCoreConfig(env), { docsDir: path.join(siteDir, 'docs'), rebuild: true });
   expect(rebuilt.files.total).toBe(2);
 });

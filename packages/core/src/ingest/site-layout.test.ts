@@ -68,7 +68,9 @@ test('honours lastVersion, onlyIncludeVersions and a version path, and finds oth
     siteDir,
     locales: ['en'],
     blog: false,
-    instances: [{ id: 'default', lastVersion: 'current', onlyIncludeVersions: ['current', '1.0'], versions: { '1.0': { path: 'legacy' } } }],
+    instances: [
+      { id: 'default', lastVersion: 'current', onlyIncludeVersions: ['current', '1.0'], versions: { '1.0': { path: 'legacy' } } },
+    ],
   });
   expect(routes(layout)).toEqual(['default:current:en /docs', 'default:1.0:en /docs/legacy', 'api:current:en /api/next', 'api:5:en /api']);
 });
@@ -85,9 +87,7 @@ test('leaves out a locale folder without translated docs, and says so', async ()
   fs.mkdirSync(path.join(siteDir, 'i18n', 'de', 'docusaurus-theme-classic'), { recursive: true });
   const layout = await readSiteLayout({ siteDir });
   expect(layout.locales).toEqual(['en', 'fr']);
-  expect(layout.warnings).toEqual([
-    expect.objectContaining({ file: 'i18n/de/', reason: expect.stringContaining('no translated docs') }),
-  ]);
+  expect(layout.warnings).toEqual([expect.objectContaining({ file: 'i18n/de/', reason: expect.stringContaining('no translated docs') })]);
   // Listed explicitly, it is indexed with the default locale's text.
   const listed = await readSiteLayout({ siteDir, locales: ['en', 'de'] });
   expect(listed.locales).toEqual(['en', 'de']);
@@ -104,11 +104,21 @@ test('refuses two docs instances on one folder or one route, where the same doc 
 });
 
 test('routes blog posts by their dated file names, folders and front matter slugs', () => {
-  expect(computeBlogRoute({ file: '2024-01-02-hello.md', frontMatter: {}, routeBasePath: '/blog' })).toMatchObject({ url: '/blog/2024/01/02/hello', date: '2024-01-02' });
-  expect(computeBlogRoute({ file: '2024-05-02-second/index.mdx', frontMatter: {}, routeBasePath: '/fr/blog' }).url).toBe('/fr/blog/2024/05/02/second');
-  expect(computeBlogRoute({ file: 'notes/roadmap.md', frontMatter: { slug: 'the-roadmap', date: '2024-06-10' }, routeBasePath: '/blog' })).toMatchObject({
+  expect(computeBlogRoute({ file: '2024-01-02-hello.md', frontMatter: {}, routeBasePath: '/blog' })).toMatchObject({
+    url: '/blog/2024/01/02/hello',
+    date: '2024-01-02',
+  });
+  expect(computeBlogRoute({ file: '2024-05-02-second/index.mdx', frontMatter: {}, routeBasePath: '/fr/blog' }).url).toBe(
+    '/fr/blog/2024/05/02/second',
+  );
+  expect(
+    computeBlogRoute({ file: 'notes/roadmap.md', frontMatter: { slug: 'the-roadmap', date: '2024-06-10' }, routeBasePath: '/blog' }),
+  ).toMatchObject({
     url: '/blog/the-roadmap',
     date: '2024-06-10',
   });
-  expect(computeBlogRoute({ file: 'notes/roadmap.md', frontMatter: {}, routeBasePath: '/blog' })).toMatchObject({ url: '/blog/notes/roadmap', date: null });
+  expect(computeBlogRoute({ file: 'notes/roadmap.md', frontMatter: {}, routeBasePath: '/blog' })).toMatchObject({
+    url: '/blog/notes/roadmap',
+    date: null,
+  });
 });

@@ -135,7 +135,10 @@ function docsPluginI18nFolder(pluginId: string): string {
 
 /** Joins URL pieces with single slashes, no trailing slash (except the root). */
 export function joinRoute(...pieces: string[]): string {
-  const joined = `/${pieces.map((piece) => piece.trim().replace(/^\/+|\/+$/g, '')).filter((piece) => piece !== '').join('/')}`;
+  const joined = `/${pieces
+    .map((piece) => piece.trim().replace(/^\/+|\/+$/g, ''))
+    .filter((piece) => piece !== '')
+    .join('/')}`;
   return joined;
 }
 
@@ -206,7 +209,10 @@ export async function readSiteLayout(options: SiteOptions): Promise<SiteLayout> 
   // Locales: the listed ones, else the default plus every i18n folder.
   let i18nFolders: string[] = [];
   try {
-    i18nFolders = (await fs.readdir(path.join(siteDir, 'i18n'), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+    i18nFolders = (await fs.readdir(path.join(siteDir, 'i18n'), { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
   } catch {
     i18nFolders = [];
   }
@@ -237,9 +243,13 @@ export async function readSiteLayout(options: SiteOptions): Promise<SiteLayout> 
     const folder = path.resolve(siteDir, instance.path);
     const other = byFolder.get(folder);
     if (other !== undefined) {
-      throw new DocsChatError('site_invalid', `The docs instances "${other}" and "${instance.id}" both read ${folder}: every doc in it would have the same id in two instances.`, {
-        hint: 'Give each instance its own folder (--instance ID=FOLDER), or drop one of them.',
-      });
+      throw new DocsChatError(
+        'site_invalid',
+        `The docs instances "${other}" and "${instance.id}" both read ${folder}: every doc in it would have the same id in two instances.`,
+        {
+          hint: 'Give each instance its own folder (--instance ID=FOLDER), or drop one of them.',
+        },
+      );
     }
     byFolder.set(folder, instance.id);
   }
@@ -248,9 +258,13 @@ export async function readSiteLayout(options: SiteOptions): Promise<SiteLayout> 
     const route = joinRoute(instance.routeBasePath);
     const other = byRoute.get(route);
     if (other !== undefined) {
-      throw new DocsChatError('site_invalid', `The docs instances "${other}" and "${instance.id}" are both served at ${route}: docs with the same id would share one URL.`, {
-        hint: `Give "${instance.id}" its own route base (--instance ${instance.id}=FOLDER:ROUTE_BASE), as its plugin's routeBasePath is.`,
-      });
+      throw new DocsChatError(
+        'site_invalid',
+        `The docs instances "${other}" and "${instance.id}" are both served at ${route}: docs with the same id would share one URL.`,
+        {
+          hint: `Give "${instance.id}" its own route base (--instance ${instance.id}=FOLDER:ROUTE_BASE), as its plugin's routeBasePath is.`,
+        },
+      );
     }
     byRoute.set(route, instance.id);
   }
@@ -266,14 +280,19 @@ export async function readSiteLayout(options: SiteOptions): Promise<SiteLayout> 
         throw new DocsChatError(
           'site_invalid',
           `${withPluginPrefix('versions.json', instance.id)} lists version "${name}", but its docs folder ${path.relative(siteDir, folder)}/ does not exist.`,
-          { hint: `Restore the folder (docusaurus docs:version ${name} creates it) or remove "${name}" from ${withPluginPrefix('versions.json', instance.id)}.` },
+          {
+            hint: `Restore the folder (docusaurus docs:version ${name} creates it) or remove "${name}" from ${withPluginPrefix('versions.json', instance.id)}.`,
+          },
         );
       }
       const sidebars = path.join(siteDir, withPluginPrefix('versioned_sidebars', instance.id), `version-${name}-sidebars.json`);
       try {
         await fs.access(sidebars);
       } catch {
-        warnings.push({ file: path.relative(siteDir, sidebars), reason: `missing: Docusaurus builds version ${name} without its own sidebar` });
+        warnings.push({
+          file: path.relative(siteDir, sidebars),
+          reason: `missing: Docusaurus builds version ${name} without its own sidebar`,
+        });
       }
       versionFolders.set(`${instance.id}\0${name}`, folder);
     }
@@ -283,17 +302,25 @@ export async function readSiteLayout(options: SiteOptions): Promise<SiteLayout> 
     if (instance.onlyIncludeVersions) {
       const unknown = instance.onlyIncludeVersions.filter((name) => !names.includes(name));
       if (unknown.length > 0) {
-        throw new DocsChatError('site_invalid', `onlyIncludeVersions of "${instance.id}" names unknown version(s): ${unknown.join(', ')}.`, {
-          hint: `Use names from ${withPluginPrefix('versions.json', instance.id)} or "${CURRENT_VERSION}".`,
-        });
+        throw new DocsChatError(
+          'site_invalid',
+          `onlyIncludeVersions of "${instance.id}" names unknown version(s): ${unknown.join(', ')}.`,
+          {
+            hint: `Use names from ${withPluginPrefix('versions.json', instance.id)} or "${CURRENT_VERSION}".`,
+          },
+        );
       }
       names = names.filter((name) => instance.onlyIncludeVersions?.includes(name));
     }
     const lastVersion = instance.lastVersion ?? released[0] ?? CURRENT_VERSION;
     if (!names.includes(lastVersion) && instance.lastVersion !== undefined) {
-      throw new DocsChatError('site_invalid', `lastVersion "${lastVersion}" of "${instance.id}" is not one of its versions (${names.join(', ')}).`, {
-        hint: 'Set --last-version to a version listed in versions.json, or to "current".',
-      });
+      throw new DocsChatError(
+        'site_invalid',
+        `lastVersion "${lastVersion}" of "${instance.id}" is not one of its versions (${names.join(', ')}).`,
+        {
+          hint: 'Set --last-version to a version listed in versions.json, or to "current".',
+        },
+      );
     }
     for (const name of names) {
       const defaultPath = name === lastVersion ? '' : name === CURRENT_VERSION ? 'next' : name;
@@ -323,7 +350,11 @@ export async function readSiteLayout(options: SiteOptions): Promise<SiteLayout> 
       (blogExists && (await hasPages(path.join(localeDir, 'docusaurus-plugin-content-blog'))));
     if (translated || options.locales?.includes(locale)) {
       locales.push(locale);
-      if (!translated) warnings.push({ file: `i18n/${locale}/`, reason: 'no translated docs or posts: its pages are indexed with the default locale\'s text' });
+      if (!translated)
+        warnings.push({
+          file: `i18n/${locale}/`,
+          reason: "no translated docs or posts: its pages are indexed with the default locale's text",
+        });
     } else {
       warnings.push({
         file: `i18n/${locale}/`,
@@ -336,12 +367,21 @@ export async function readSiteLayout(options: SiteOptions): Promise<SiteLayout> 
   for (const locale of locales) {
     const localePrefix = locale === defaultLocale ? '' : locale;
     for (const version of versions) {
-      const instance = instances.find((candidate) => candidate.id === version.instance) as SiteInstanceOptions & { path: string; routeBasePath: string };
+      const instance = instances.find((candidate) => candidate.id === version.instance) as SiteInstanceOptions & {
+        path: string;
+        routeBasePath: string;
+      };
       const dir = versionFolders.get(`${version.instance}\0${version.name}`) as string;
       const localized =
         locale === defaultLocale
           ? undefined
-          : path.join(siteDir, 'i18n', locale, docsPluginI18nFolder(instance.id), version.name === CURRENT_VERSION ? 'current' : `version-${version.name}`);
+          : path.join(
+              siteDir,
+              'i18n',
+              locale,
+              docsPluginI18nFolder(instance.id),
+              version.name === CURRENT_VERSION ? 'current' : `version-${version.name}`,
+            );
       sets.push({
         kind: 'docs',
         instance: instance.id,

@@ -35,7 +35,12 @@ describe('readChunkBlocks', () => {
         label: null,
       },
       { kind: 'text', text: 'Water early in the morning, when less evaporates.', label: { kind: 'Tip', title: 'Save water' } },
-      { kind: 'list', ordered: false, items: ['- Never leave the tap fully open.', '- Check for leaks weekly.'], label: { kind: 'Warning', title: null } },
+      {
+        kind: 'list',
+        ordered: false,
+        items: ['- Never leave the tap fully open.', '- Check for leaks weekly.'],
+        label: { kind: 'Warning', title: null },
+      },
       { kind: 'text', text: '', label: { kind: 'Note', title: null } },
       { kind: 'code', language: 'bash', meta: null, code: 'garden valve --close' },
     ]);
@@ -49,7 +54,9 @@ describe('readChunkBlocks', () => {
   });
 
   it('puts an indented item under the item before it', () => {
-    expect(readChunkBlocks('- Parent\n\n  - Child\n\n- Sibling')).toEqual([{ kind: 'list', ordered: false, items: ['- Parent\n  - Child', '- Sibling'], label: null }]);
+    expect(readChunkBlocks('- Parent\n\n  - Child\n\n- Sibling')).toEqual([
+      { kind: 'list', ordered: false, items: ['- Parent\n  - Child', '- Sibling'], label: null },
+    ]);
   });
 
   it('reads a lone row of a table cut by chunking as a row without header', () => {
@@ -73,7 +80,9 @@ describe('readChunkBlocks', () => {
     const doc = parseDocument({ file: 'long-code.md', text: `# Long\n\n## Code\n\nIntro.\n\n\`\`\`ts\n${code}\n\`\`\`\n` });
     const chunks = chunkDocument(doc, { fileHash: 'f'.repeat(64), maxTokens: 200 });
     expect(chunks.length).toBeGreaterThan(1);
-    const codeLines = chunks.flatMap((chunk) => readChunkBlocks(chunk.text)).flatMap((block) => (block.kind === 'code' ? block.code.split('\n') : []));
+    const codeLines = chunks
+      .flatMap((chunk) => readChunkBlocks(chunk.text))
+      .flatMap((block) => (block.kind === 'code' ? block.code.split('\n') : []));
     expect(codeLines).toEqual(code.split('\n'));
   });
 });

@@ -49,12 +49,14 @@ function isDelimiterRow(cells: string[]): boolean {
 export function tableCells(line: string): string[] {
   const spans: string[] = [];
   const masked = line.trim().replace(CODE_SPAN, (span) => `\u0000${spans.push(span) - 1}\u0000`);
-  return masked
-    .replace(/^\|/, '')
-    .replace(/(?<!\\)\|$/, '')
-    .split(/(?<!\\)\|/)
-    // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
-    .map((cell) => cell.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim());
+  return (
+    masked
+      .replace(/^\|/, '')
+      .replace(/(?<!\\)\|$/, '')
+      .split(/(?<!\\)\|/)
+      // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
+      .map((cell) => cell.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim())
+  );
 }
 
 /** Splits a leading admonition label off a block's first line. */
@@ -69,7 +71,11 @@ function readLabel(lines: string[]): { label: BlockLabel | null; lines: string[]
     return { label: { kind, title: rest.trim() === '' ? null : rest.trim() }, lines: lines.slice(1) };
   }
   const separator = rest.indexOf(TITLE_SEPARATOR);
-  if (separator > 0) return { label: { kind, title: rest.slice(0, separator).trim() }, lines: [rest.slice(separator + TITLE_SEPARATOR.length), ...lines.slice(1)] };
+  if (separator > 0)
+    return {
+      label: { kind, title: rest.slice(0, separator).trim() },
+      lines: [rest.slice(separator + TITLE_SEPARATOR.length), ...lines.slice(1)],
+    };
   // The label alone (its admonition starts with code), or glued to prose without a title.
   return { label: { kind, title: null }, lines: rest.trim() === '' ? [] : [rest, ...lines.slice(1)] };
 }

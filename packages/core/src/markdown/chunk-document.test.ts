@@ -65,8 +65,10 @@ describe('chunkDocument', () => {
     }
     expect(chunks.map((chunk) => chunk.part)).toEqual(chunks.map((_, index) => index));
     // The closing sentences of one part (about 15% of the budget) open the next one.
-    const lastSentenceOfFirst = /Alpha sentence number \d+ explains one more detail of the topic\.$/.exec(chunks[0]?.text ?? '')?.[0] ?? '-';
-    const firstSentenceOfSecond = /^Alpha sentence number \d+ explains one more detail of the topic\./.exec(chunks[1]?.text ?? '')?.[0] ?? '+';
+    const lastSentenceOfFirst =
+      /Alpha sentence number \d+ explains one more detail of the topic\.$/.exec(chunks[0]?.text ?? '')?.[0] ?? '-';
+    const firstSentenceOfSecond =
+      /^Alpha sentence number \d+ explains one more detail of the topic\./.exec(chunks[1]?.text ?? '')?.[0] ?? '+';
     expect(chunks[1]?.text).toContain(lastSentenceOfFirst);
     expect(chunks[0]?.text).toContain(firstSentenceOfSecond);
     expect(chunks[1]?.text.startsWith(lastSentenceOfFirst)).toBe(false);

@@ -201,7 +201,12 @@ function pack(units: Unit[], budget: number, overlapRatio: number): string[] {
     currentTokens += unit.tokens + (current.length > 1 ? 1 : 0);
   }
   if (current.length > 0) parts.push(current);
-  return parts.map((part) => part.map((unit, index) => (index === 0 ? unit.text : unit.joiner + unit.text)).join('').trim());
+  return parts.map((part) =>
+    part
+      .map((unit, index) => (index === 0 ? unit.text : unit.joiner + unit.text))
+      .join('')
+      .trim(),
+  );
 }
 
 /**
@@ -244,7 +249,10 @@ function overlapTail(part: Unit[], overlapBudget: number): Unit[] {
 const SENTENCE_END = /(?<=[.!?:;])\s+(?=[\p{Lu}\p{N}"'`([*_])|\n+/u;
 
 function splitSentences(text: string): string[] {
-  return text.split(SENTENCE_END).map((sentence) => sentence.trim()).filter((sentence) => sentence !== '');
+  return text
+    .split(SENTENCE_END)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== '');
 }
 
 /** Last resort for a sentence or line longer than the budget: cut between words, or inside a word that is itself too long. */

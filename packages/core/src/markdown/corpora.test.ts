@@ -66,13 +66,17 @@ describe('the two evaluation corpora', () => {
     expect(parsed.size).toBe(86 + 53);
     const all = [...parsed.values()];
     expect(all.filter((entry) => entry.doc.usedFallbackParser).map((entry) => entry.file)).toEqual([]);
-    const oversized = all.flatMap((entry) => entry.chunks.filter((chunk) => chunk.tokens > 512).map((chunk) => `${entry.file} ${chunk.url}`));
+    const oversized = all.flatMap((entry) =>
+      entry.chunks.filter((chunk) => chunk.tokens > 512).map((chunk) => `${entry.file} ${chunk.url}`),
+    );
     expect(oversized).toEqual([]);
   });
 
   it('leaves no chunk with an unclosed code fence', () => {
     const unbalanced = [...parsed.values()].flatMap((entry) =>
-      entry.chunks.filter((chunk) => (chunk.text.match(/^`{3,}/gm) ?? []).length % 2 !== 0).map((chunk) => `${entry.file} part ${chunk.part}`),
+      entry.chunks
+        .filter((chunk) => (chunk.text.match(/^`{3,}/gm) ?? []).length % 2 !== 0)
+        .map((chunk) => `${entry.file} part ${chunk.part}`),
     );
     expect(unbalanced).toEqual([]);
   });
@@ -82,7 +86,9 @@ describe('the two evaluation corpora', () => {
   });
 
   it('keeps the exported helper function of the Releases page out of the text', () => {
-    const text = corpusFile('typescript-eslint', 'users/Releases.mdx').chunks.map((chunk) => chunk.text).join('\n');
+    const text = corpusFile('typescript-eslint', 'users/Releases.mdx')
+      .chunks.map((chunk) => chunk.text)
+      .join('\n');
     expect(text).not.toMatch(/useIsBrowser|arbitraryMonday|toLocaleTimeString/);
     expect(text.length).toBeGreaterThan(500);
   });
@@ -113,7 +119,9 @@ describe('the two evaluation corpora', () => {
     const { doc } = corpusFile('redux', 'faq/ImmutableData.md');
     // One is spelled "Further information" and 16 "Further Information"; case does not matter to the slugger.
     const anchors = doc.sections.flatMap((section) =>
-      section.blocks.flatMap((block) => (block.kind === 'heading' && block.text.toLowerCase() === 'further information' ? [block.anchor] : [])),
+      section.blocks.flatMap((block) =>
+        block.kind === 'heading' && block.text.toLowerCase() === 'further information' ? [block.anchor] : [],
+      ),
     );
     expect(anchors).toHaveLength(17);
     expect(anchors.slice(0, 4)).toEqual(['further-information', 'further-information-1', 'further-information-2', 'further-information-3']);
@@ -136,7 +144,12 @@ describe('the two evaluation corpora', () => {
     ['redux', 'tutorials/tutorials-index.md', 'tutorials/tutorials-index', '/docs/tutorials/index'],
     ['redux', 'usage/index.md', 'usage/index', '/docs/usage/'],
     ['typescript-eslint', 'getting-started/Quickstart.mdx', 'getting-started/quickstart', '/docs/getting-started/'],
-    ['typescript-eslint', 'troubleshooting/typed-linting/index.mdx', 'troubleshooting/typed-linting/index', '/docs/troubleshooting/typed-linting'],
+    [
+      'typescript-eslint',
+      'troubleshooting/typed-linting/index.mdx',
+      'troubleshooting/typed-linting/index',
+      '/docs/troubleshooting/typed-linting',
+    ],
     ['typescript-eslint', 'users/Shared_Configurations.mdx', 'users/configs', '/docs/users/configs'],
     ['typescript-eslint', 'users/index.mdx', 'users/index', '/docs/users/'],
   ])('routes %s %s to the URL Docusaurus gives it', (corpus, file, docId, url) => {

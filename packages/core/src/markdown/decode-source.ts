@@ -38,7 +38,8 @@ function firstInvalidUtf8Offset(bytes: Uint8Array): number {
   let index = 0;
   while (index < bytes.length) {
     const lead = bytes[index] ?? 0;
-    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
+    const length =
+      lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
     if (length === 0 || index + length > bytes.length) return index;
     for (let next = 1; next < length; next++) {
       if (((bytes[index + next] ?? 0) & 0xc0) !== 0x80) return index;

@@ -79,9 +79,7 @@ function resolvePathname(to: string, from: string): string {
 /** Joins URL path pieces with single slashes; only the last piece may keep a trailing slash. */
 function joinUrlPaths(pieces: string[]): string {
   const kept = pieces.filter((piece) => piece !== '');
-  const joined = kept
-    .map((piece, index) => (index < kept.length - 1 ? piece.replace(/\/+$/, '') : piece))
-    .join('/');
+  const joined = kept.map((piece, index) => (index < kept.length - 1 ? piece.replace(/\/+$/, '') : piece)).join('/');
   return joined.replace(/\/{2,}/g, '/').replace(/^(?!\/)/, '/');
 }
 
@@ -137,7 +135,8 @@ export function computeBlogRoute(input: BlogRouteInput): DocRoute & { date: stri
   const finalSlug = frontMatterSlug ?? slug;
   const frontMatterDate = input.frontMatter.date;
   if (frontMatterDate instanceof Date) date = frontMatterDate.toISOString().slice(0, 10);
-  else if (typeof frontMatterDate === 'string' && !Number.isNaN(new Date(frontMatterDate).getTime())) date = new Date(frontMatterDate).toISOString().slice(0, 10);
+  else if (typeof frontMatterDate === 'string' && !Number.isNaN(new Date(frontMatterDate).getTime()))
+    date = new Date(frontMatterDate).toISOString().slice(0, 10);
   return {
     docId: finalSlug,
     baseId: text.split('/').pop() ?? text,

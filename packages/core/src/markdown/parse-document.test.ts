@@ -22,7 +22,12 @@ function section(doc: ParsedDocument, heading: string): DocumentSection {
 describe('parseDocument', () => {
   it('uses front matter id, title and slug, and keeps an explicit H1 out of the text when hide_title is set', () => {
     const doc = parseFixture('front-matter-fields.md');
-    expect(doc).toMatchObject({ docId: 'kettle-basics', title: 'Boiling Water Safely', url: '/docs/appliances/kettle', usedFallbackParser: false });
+    expect(doc).toMatchObject({
+      docId: 'kettle-basics',
+      title: 'Boiling Water Safely',
+      url: '/docs/appliances/kettle',
+      usedFallbackParser: false,
+    });
     expect(doc.frontMatter).toMatchObject({ sidebar_label: 'Kettle', sidebar_position: 3, hide_title: true });
     expect(allText(doc)).not.toContain('Long Version');
     expect(section(doc, 'Descaling').headingPath).toEqual(['Boiling Water Safely', 'Descaling']);
@@ -97,7 +102,9 @@ describe('parseDocument', () => {
   });
 
   it('keeps the text of an admonition that is never closed, up to the end of the file', () => {
-    const text = section(parseFixture('unclosed-admonition.mdx'), 'Last Words').blocks.map((block) => block.text).join('\n');
+    const text = section(parseFixture('unclosed-admonition.mdx'), 'Last Words')
+      .blocks.map((block) => block.text)
+      .join('\n');
     expect(text).toContain('Tip: Recap');
     expect(text).toContain('The second recap point survives as well.');
   });
@@ -127,7 +134,9 @@ describe('parseDocument', () => {
   it('reads raw HTML wrappers, line breaks, iframes without spaces, details and HTML tables', () => {
     const doc = parseFixture('raw-html.md');
     expect(doc.usedFallbackParser).toBe(false);
-    const text = section(doc, 'Rule Inside A Div').blocks.map((block) => block.text).join('\n');
+    const text = section(doc, 'Rule Inside A Div')
+      .blocks.map((block) => block.text)
+      .join('\n');
     expect(text).toContain('Follow this rule everywhere.');
     expect(text).toMatch(/Link one\n+Link two/);
     expect(text).toContain('Click to expand the secret');

@@ -177,10 +177,21 @@ function buildSections(events: WalkEvent[], title: string, contentTitleIndex: nu
 }
 
 const VISIBLE_PROP_NAMES = new Set([
-  'title', 'label', 'name', 'description', 'explanation', 'summary', 'caption', 'alt',
-  'heading', 'subtitle', 'text', 'tooltip', 'question', 'answer',
+  'title',
+  'label',
+  'name',
+  'description',
+  'explanation',
+  'summary',
+  'caption',
+  'alt',
+  'heading',
+  'subtitle',
+  'text',
+  'tooltip',
+  'question',
+  'answer',
 ]);
-
 
 class DocumentWalker {
   readonly events: WalkEvent[] = [];
@@ -325,9 +336,7 @@ class DocumentWalker {
   }
 
   private tableRows(node: MdNode): string[] {
-    return (node.children ?? []).map((row) =>
-      (row.children ?? []).map((cell) => tidyInline(this.inline(cell.children ?? []))).join(' | '),
-    );
+    return (node.children ?? []).map((row) => (row.children ?? []).map((cell) => tidyInline(this.inline(cell.children ?? []))).join(' | '));
   }
 
   private walkContainerDirective(node: MdNode): void {
@@ -336,7 +345,8 @@ class DocumentWalker {
     const content = labelNode ? children.slice(1) : children;
     const name = node.name ?? '';
     const attributes = (node.attributes ?? {}) as Record<string, unknown>;
-    const title = typeof attributes.title === 'string' ? attributes.title : labelNode ? tidyInline(this.inline(labelNode.children ?? [])) : '';
+    const title =
+      typeof attributes.title === 'string' ? attributes.title : labelNode ? tidyInline(this.inline(labelNode.children ?? [])) : '';
     if ((ADMONITION_KEYWORDS as readonly string[]).includes(name)) {
       const kind = name.charAt(0).toUpperCase() + name.slice(1);
       this.withPrefix(title ? `${kind}: ${title} — ` : `${kind}: `, () => this.walkChildren(content));
@@ -413,7 +423,9 @@ class DocumentWalker {
       if (current.name === 'tr') {
         const cells: MdNode[] = [];
         collectCells(current, cells);
-        const row = cells.map((cell) => tidyInline(cell.type === 'mdxJsxTextElement' ? this.inline(cell.children ?? []) : this.blockText(cell.children ?? [])));
+        const row = cells.map((cell) =>
+          tidyInline(cell.type === 'mdxJsxTextElement' ? this.inline(cell.children ?? []) : this.blockText(cell.children ?? [])),
+        );
         if (row.some((cell) => cell !== '')) rows.push(row.join(' | '));
         return;
       }
@@ -426,7 +438,11 @@ class DocumentWalker {
   /** Flattens block content (as in an HTML table cell) into one line of text. */
   private blockText(nodes: MdNode[]): string {
     return nodes
-      .map((node) => (node.type === 'paragraph' || node.type === 'mdxJsxTextElement' || node.type === 'text' || node.type === 'inlineCode' ? this.inline([node]) : this.inline(node.children ?? [])))
+      .map((node) =>
+        node.type === 'paragraph' || node.type === 'mdxJsxTextElement' || node.type === 'text' || node.type === 'inlineCode'
+          ? this.inline([node])
+          : this.inline(node.children ?? []),
+      )
       .join(' ');
   }
 
@@ -600,7 +616,10 @@ function stringsOf(tree: unknown, visible: boolean): string[] {
     if (current.type === 'TemplateLiteral') {
       if (counts) {
         const quasis = (current.quasis as Array<{ value?: { cooked?: string | null; raw?: string } }> | undefined) ?? [];
-        const text = quasis.map((quasi) => quasi.value?.cooked ?? quasi.value?.raw ?? '').join(' ').trim();
+        const text = quasis
+          .map((quasi) => quasi.value?.cooked ?? quasi.value?.raw ?? '')
+          .join(' ')
+          .trim();
         if (text !== '') found.push(text);
       }
       return;

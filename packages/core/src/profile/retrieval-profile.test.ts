@@ -10,7 +10,10 @@ describe('retrieval profile', () => {
       for (const section of Object.keys(PROFILE_SOURCES) as (keyof typeof PROFILE_SOURCES)[]) {
         for (const [name, value] of Object.entries(profile[section])) {
           const source = (sources[section] as Record<string, string>)[name];
-          expect({ value: `${section}.${name}`, source: typeof source === 'string' && source.length > 10 && !source.includes('\n') }).toEqual({ value: `${section}.${name}`, source: true });
+          expect({
+            value: `${section}.${name}`,
+            source: typeof source === 'string' && source.length > 10 && !source.includes('\n'),
+          }).toEqual({ value: `${section}.${name}`, source: true });
           const [min, max] = (PROFILE_RANGES[section] as Record<string, readonly [number, number]>)[name]!;
           expect(value).toBeGreaterThanOrEqual(min);
           expect(value).toBeLessThanOrEqual(max);

@@ -116,7 +116,16 @@ export type ProfileRanges = { [S in keyof Sections]: { [K in keyof Sections[S]]:
 /** Values every embedder shares; the chunking and sparse sections are read by the modules that apply them. */
 export const SHARED_PROFILE: Sections = {
   chunking: { maxTokens: 512, overlapRatio: 0.15 },
-  sparse: { k1: 1.2, b: 0.75, averageLength: 120, headingWeight: 4, parentHeadingWeight: 1, pairWeight: 1, pairBuckets: 1 << 18, averagePageLength: 1000 },
+  sparse: {
+    k1: 1.2,
+    b: 0.75,
+    averageLength: 120,
+    headingWeight: 4,
+    parentHeadingWeight: 1,
+    pairWeight: 1,
+    pairBuckets: 1 << 18,
+    averagePageLength: 1000,
+  },
   dense: { leadWords: 0 },
   ranking: {
     candidates: 50,
@@ -128,7 +137,16 @@ export const SHARED_PROFILE: Sections = {
     synonymWeight: 0.5,
     expansionWeight: 0.4,
   },
-  scope: { coverageSections: 3, nameContextSections: 10, companionMinIdf: 2, fitInScopeMissRate: 0.02, fitLexicalQuantile: 0.5, denseRule: 1, fitDenseQuantile: 0.9, fitDenseMargin: 0.02 },
+  scope: {
+    coverageSections: 3,
+    nameContextSections: 10,
+    companionMinIdf: 2,
+    fitInScopeMissRate: 0.02,
+    fitLexicalQuantile: 0.5,
+    denseRule: 1,
+    fitDenseQuantile: 0.9,
+    fitDenseMargin: 0.02,
+  },
   context: { tokenBudget: 3500, maxSearchQueryChars: 2000 },
 };
 
@@ -284,13 +302,24 @@ export function validateProfileOverrides(raw: Record<string, unknown>, origin: s
   for (const [key, value] of Object.entries(raw)) {
     const [section, name, extra] = key.split('.');
     const ranges = (PROFILE_RANGES as unknown as Record<string, Record<string, readonly [number, number]>>)[section ?? ''];
-    if (!ranges || !name || extra !== undefined || !(name in ranges) || !(OVERRIDABLE_SECTIONS as readonly string[]).includes(section ?? '')) {
-      const known = OVERRIDABLE_SECTIONS.flatMap((candidate) => Object.keys(PROFILE_RANGES[candidate]).map((entry) => `${candidate}.${entry}`));
+    if (
+      !ranges ||
+      !name ||
+      extra !== undefined ||
+      !(name in ranges) ||
+      !(OVERRIDABLE_SECTIONS as readonly string[]).includes(section ?? '')
+    ) {
+      const known = OVERRIDABLE_SECTIONS.flatMap((candidate) =>
+        Object.keys(PROFILE_RANGES[candidate]).map((entry) => `${candidate}.${entry}`),
+      );
       throw new ProfileOverrideError(`${origin}: "${key}" is not a profile value an admin can set.`, `Use one of: ${known.join(', ')}.`);
     }
     const [min, max] = ranges[name] as readonly [number, number];
     if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-      throw new ProfileOverrideError(`${origin}: ${key}=${JSON.stringify(value)} is out of range; it must be a number from ${min} to ${max}.`, `Fix ${key} or remove it to use the fitted value.`);
+      throw new ProfileOverrideError(
+        `${origin}: ${key}=${JSON.stringify(value)} is out of range; it must be a number from ${min} to ${max}.`,
+        `Fix ${key} or remove it to use the fitted value.`,
+      );
     }
     overrides[key] = value;
   }

@@ -19,11 +19,16 @@ const LOCAL_CALIBRATION: ScopeCalibration = { minVocabulary: 0.4, minEvidence: 0
 const PAGES: Record<string, string> = {
   'middleware.md':
     '# Middleware\n\n## What middleware does\n\nA middleware is an interceptor around dispatch. Each middleware sees every action before the reducer.\n\n## Writing your own middleware\n\nA middleware interceptor receives the store API and returns a function wrapping next. Middleware can log, delay or rewrite actions.\n\n## Returning the dispatch result\n\nA middleware must return what next returns: other middleware and callers await that value.\n',
-  'reducers.md': '# Reducers\n\n## Pure reducers\n\nA reducer computes the next state from the previous state and an action, without side effects.\n\n## Splitting reducers\n\nLarge reducers are split by slice and combined.\n',
-  'selectors.md': '# Selectors\n\n## Memoizing selectors\n\nMemoize selectors that derive lists so components re-render less. Memoized selectors return the same array.\n',
-  'testing.md': '# Testing\n\n## Running the tests\n\nThe test suite runs with Jest: `npm test` starts Jest in watch mode.\n\n## Testing reducers\n\nCall the reducer with a state and an action and compare the result.\n',
-  'store.md': '# Store\n\n## Creating the store\n\nCreate one store per app with the root reducer and the middleware list.\n\n## Subscribing\n\nSubscribe to the store to hear about every dispatched action.\n',
-  'interceptors.md': '# Interceptors and middleware\n\n## Choosing an interceptor\n\nEvery interceptor you add is a middleware; keep the middleware chain short.\n',
+  'reducers.md':
+    '# Reducers\n\n## Pure reducers\n\nA reducer computes the next state from the previous state and an action, without side effects.\n\n## Splitting reducers\n\nLarge reducers are split by slice and combined.\n',
+  'selectors.md':
+    '# Selectors\n\n## Memoizing selectors\n\nMemoize selectors that derive lists so components re-render less. Memoized selectors return the same array.\n',
+  'testing.md':
+    '# Testing\n\n## Running the tests\n\nThe test suite runs with Jest: `npm test` starts Jest in watch mode.\n\n## Testing reducers\n\nCall the reducer with a state and an action and compare the result.\n',
+  'store.md':
+    '# Store\n\n## Creating the store\n\nCreate one store per app with the root reducer and the middleware list.\n\n## Subscribing\n\nSubscribe to the store to hear about every dispatched action.\n',
+  'interceptors.md':
+    '# Interceptors and middleware\n\n## Choosing an interceptor\n\nEvery interceptor you add is a middleware; keep the middleware chain short.\n',
 };
 
 describe('query expansion and the out-of-scope check', () => {

@@ -1,6 +1,8 @@
 import { condenseQuestion, splitQuestion } from './question-parts.js';
 
-const stackTrace = Array.from({ length: 60 }, (_, index) => `    at renderWithHooks (react-dom.development.js:${14000 + index}:18)`).join('\n');
+const stackTrace = Array.from({ length: 60 }, (_, index) => `    at renderWithHooks (react-dom.development.js:${14000 + index}:18)`).join(
+  '\n',
+);
 const pastedQuestion = `The checkout page crashes after I dispatch from a reducer. The console prints:
 
 Error: Reducers may not dispatch actions.

@@ -24,9 +24,11 @@ const INLINE_CODE = /`([^`\n]+)`/g;
 /** A stack frame ("at fn (file.js:12:3)", "File \"x.py\", line 3"), a log prefix, or a line mostly of symbols. */
 const PASTED_LINE =
   /^\s*(at\s+\S|File\s+"|Traceback|\s*\^+\s*$|\d{4}-\d\d-\d\d[T ]\d\d:|\[(?:ERROR|WARN|INFO|DEBUG)\]|npm ERR!|ERR_|[A-Za-z]:\\|\/[\w.-]+\/[\w./-]+:\d+)/;
-const ERROR_LINE = /\b([A-Z]\w*(?:Error|Exception)|Uncaught|Error|Warning|ERR_[A-Z_]+|failed|cannot|can't|not defined|not a function|undefined|denied|refused|timed out)\b/;
+const ERROR_LINE =
+  /\b([A-Z]\w*(?:Error|Exception)|Uncaught|Error|Warning|ERR_[A-Z_]+|failed|cannot|can't|not defined|not a function|undefined|denied|refused|timed out)\b/;
 /** camelCase, PascalCase with an inner capital, snake_case, dotted member access, or an Error/Exception name. */
-const IDENTIFIER = /\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[a-z]\w*_\w+|[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$.]*|[A-Z]\w*(?:Error|Exception))\b/g;
+const IDENTIFIER =
+  /\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[a-z]\w*_\w+|[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$.]*|[A-Z]\w*(?:Error|Exception))\b/g;
 
 function symbolShare(line: string): number {
   const visible = line.replace(/\s/g, '');
@@ -63,9 +65,13 @@ export function splitQuestion(question: string): QuestionParts {
     if (line.trim() !== '' && isPastedLine(line)) pasted.push(line);
     else proseLines.push(line);
   }
-  const asked = proseLines.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  const asked = proseLines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   const errorSource = [...pasted.flatMap((block) => block.split('\n')), ...asked.split('\n')];
-  const errorLine = errorSource.map((line) => line.trim()).find((line) => line.length > 0 && ERROR_LINE.test(line) && !/^\s*at\s/.test(line)) ?? null;
+  const errorLine =
+    errorSource.map((line) => line.trim()).find((line) => line.length > 0 && ERROR_LINE.test(line) && !/^\s*at\s/.test(line)) ?? null;
   const names: string[] = [];
   for (const text of [...pasted, ...inline, errorLine ?? '']) {
     for (const match of text.matchAll(IDENTIFIER)) if (!names.includes(match[0])) names.push(match[0]);
@@ -82,7 +88,10 @@ export function condenseQuestion(question: string, maxChars: number): string {
   const trimmed = question.trim();
   if (trimmed.length <= maxChars) return trimmed;
   const parts = splitQuestion(trimmed);
-  const sentences = parts.asked.split(/(?<=[.!?])\s+|\n+/).map((sentence) => sentence.trim()).filter((sentence) => sentence !== '');
+  const sentences = parts.asked
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== '');
   const asking = sentences.filter((sentence) => sentence.endsWith('?'));
   const kept: string[] = [];
   let used = 0;

@@ -31,7 +31,12 @@ describe('re-ranking by headings', () => {
   for (let n = 10; n < 40; n++) countChunk(stats, widgetChunk(n, `Topic ${n}`, 'Other widgets and their options.'), 1);
 
   it('reads a section heading with its page title: "Arguments" of createWidget answers a question about createWidget arguments, above the page intro', () => {
-    const ranked = rerankCandidates('What arguments does createWidget take?', tiedResult([intro, returns, argumentsSection]), stats, retrievalProfileFor('local').ranking);
+    const ranked = rerankCandidates(
+      'What arguments does createWidget take?',
+      tiedResult([intro, returns, argumentsSection]),
+      stats,
+      retrievalProfileFor('local').ranking,
+    );
     expect(ranked.map((candidate) => candidate.payload.heading)).toEqual(['Arguments', 'Return value', null]);
   });
 });

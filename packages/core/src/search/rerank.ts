@@ -52,10 +52,18 @@ export function headingSimilarity(queryTerms: Set<string>, queryMass: number, he
 function sectionHeadingSimilarity(queryTerms: Set<string>, queryMass: number, chunk: ChunkPayload, idf: (term: string) => number): number {
   if (chunk.headingPath.length <= 1) return 0;
   const heading = chunk.headingPath[chunk.headingPath.length - 1] as string;
-  return Math.max(headingSimilarity(queryTerms, queryMass, heading, idf), headingSimilarity(queryTerms, queryMass, `${chunk.title} ${heading}`, idf));
+  return Math.max(
+    headingSimilarity(queryTerms, queryMass, heading, idf),
+    headingSimilarity(queryTerms, queryMass, `${chunk.title} ${heading}`, idf),
+  );
 }
 
-export function rerankCandidates(query: string, result: HybridResult, stats: TermStatistics | null, weights: RerankWeights): RankedCandidate[] {
+export function rerankCandidates(
+  query: string,
+  result: HybridResult,
+  stats: TermStatistics | null,
+  weights: RerankWeights,
+): RankedCandidate[] {
   // Without statistics (an index from before they existed) every term weighs the same.
   const idf = stats ? (term: string) => termIdf(stats, term) : () => 1;
   const queryTerms = termSet(query);

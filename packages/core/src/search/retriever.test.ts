@@ -52,7 +52,10 @@ describe('hybrid retriever on a small corpus', () => {
 
   it('answers a question as long as the chat protocol allows (4,000 characters) by what it asks', async () => {
     const log = Array.from({ length: 120 }, (_, index) => `    at pumpOil (keeper/pump.js:${index + 10}:4)`).join('\n');
-    const question = `The lamp went dark last night and the log shows:\n\nError: wick not found\n${log}\n\nHow often should the lens be cleaned?`.slice(-4000);
+    const question =
+      `The lamp went dark last night and the log shows:\n\nError: wick not found\n${log}\n\nHow often should the lens be cleaned?`.slice(
+        -4000,
+      );
     expect(question.length).toBeGreaterThan(3000);
     const response = await retriever.search(question, { explain: true });
     expect(response.hits[0]?.chunk.heading).toBe('Cleaning the lens');
@@ -68,7 +71,7 @@ describe('hybrid retriever on a small corpus', () => {
     expect(response.confidence).toBeGreaterThanOrEqual(0.5);
   });
 
-  it("finds a section written with a synonym of the reader's words (\"turn off\" for \"disable\")", async () => {
+  it('finds a section written with a synonym of the reader\'s words ("turn off" for "disable")', async () => {
     const response = await retriever.search('How is the horn turned off?');
     expect(response.hits[0]?.chunk.heading).toBe('Before climbing the gallery');
     expect(response.outOfScope).toBe(false);
@@ -80,7 +83,11 @@ describe('hybrid retriever on a small corpus', () => {
     expect(explanation?.questionTerms).toEqual(['horn', 'turn']);
     expect(explanation?.addedTerms).toContainEqual({ term: 'disabl', weight: 0.5, source: 'synonym' });
     expect(explanation?.addedTerms.every((term) => term.weight > 0 && term.weight < 1)).toBe(true);
-    expect(explanation?.scope).toMatchObject({ minVocabulary: LOCAL_CALIBRATION.minVocabulary, minEvidence: LOCAL_CALIBRATION.minEvidence, missingNames: [] });
+    expect(explanation?.scope).toMatchObject({
+      minVocabulary: LOCAL_CALIBRATION.minVocabulary,
+      minEvidence: LOCAL_CALIBRATION.minEvidence,
+      missingNames: [],
+    });
     // Both words occur in the docs ("turns" the lens), and the best sections hold them.
     expect(explanation?.scope.vocabulary).toBe(1);
     expect(outOfScope).toBe(false);
@@ -90,7 +97,12 @@ describe('hybrid retriever on a small corpus', () => {
     const question = 'When must the klaxon be sounded?';
     // "klaxon" is a word the docs never use: alone, the question is judged out of scope.
     expect((await retriever.search(question)).outOfScope).toBe(true);
-    const withJargon = createRetriever({ store, embedding, calibration: LOCAL_CALIBRATION, thesaurus: createThesaurus([['klaxon', 'horn']]) });
+    const withJargon = createRetriever({
+      store,
+      embedding,
+      calibration: LOCAL_CALIBRATION,
+      thesaurus: createThesaurus([['klaxon', 'horn']]),
+    });
     const response = await withJargon.search(question);
     expect(response.outOfScope).toBe(false);
     expect(response.hits[0]?.chunk.heading).toBe('Sounding the horn in fog');
@@ -101,7 +113,10 @@ describe('hybrid retriever on a small corpus', () => {
       { length: 40 },
       (_, index) => `Entry ${index + 1}: each logbook entry records the wind, the sea state and the hours the lamp burned that night.`,
     );
-    await fs.writeFile(path.join(docsDir, 'guides', 'logbook.md'), `---\ntitle: Logbook\n---\n\n## Writing logbook entries\n\n${paragraphs.join('\n\n')}\n`);
+    await fs.writeFile(
+      path.join(docsDir, 'guides', 'logbook.md'),
+      `---\ntitle: Logbook\n---\n\n## Writing logbook entries\n\n${paragraphs.join('\n\n')}\n`,
+    );
     await ingest();
     const parts = (await store.getByFile('guides/logbook.md')).filter((chunk) => chunk.heading === 'Writing logbook entries');
     expect(parts.length).toBeGreaterThan(1);
@@ -128,7 +143,10 @@ describe('hybrid retriever on a small corpus', () => {
   });
 
   it('keeps its word statistics exact through an incremental ingest that edits and deletes pages', async () => {
-    await fs.writeFile(path.join(docsDir, 'guides', 'lamp.md'), '---\ntitle: The lamp\n---\n\n## Cleaning the lens\n\nPolish the lens with a soft cloth.\n');
+    await fs.writeFile(
+      path.join(docsDir, 'guides', 'lamp.md'),
+      '---\ntitle: The lamp\n---\n\n## Cleaning the lens\n\nPolish the lens with a soft cloth.\n',
+    );
     await fs.rm(path.join(docsDir, 'guides', 'fog-signal.md'));
     await ingest();
     const incremental = readTermStatistics((await store.readMeta())?.extra);

@@ -132,9 +132,16 @@ export function createRetriever(options: RetrieverOptions): Retriever {
         .slice(0, k)
         .map((point, index) => ({ rank: index + 1, score: point.score, chunk: point.payload }));
       // The scope check judges the question as written: rank the same candidates on its own words.
-      const literal = expansions.size === 0 ? ranked : rerankCandidates(query, { ...result, sparse: literalSparseHits(query, result, stats) }, stats, ranking);
+      const literal =
+        expansions.size === 0
+          ? ranked
+          : rerankCandidates(query, { ...result, sparse: literalSparseHits(query, result, stats) }, stats, ranking);
       const verdict = judgeScope(question, { ...result, fused: literal }, stats, calibration, thesaurus.synonymsOf, profile.scope);
-      const response: SearchResponse = { hits, outOfScope: hits.length === 0 || verdict.outOfScope, confidence: hits.length === 0 ? 0 : verdict.confidence };
+      const response: SearchResponse = {
+        hits,
+        outOfScope: hits.length === 0 || verdict.outOfScope,
+        confidence: hits.length === 0 ? 0 : verdict.confidence,
+      };
       if (siteScope) response.scope = siteScope.scope;
       if (searchOptions.explain) {
         const addedTerms: AddedTerm[] = [...expansions].map(([term, weight]) => ({

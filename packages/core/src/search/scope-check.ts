@@ -53,7 +53,6 @@ export interface ScopeSignals {
   lonelyNames: string[];
 }
 
-
 /**
  * Acronyms that are ordinary vocabulary in technical writing, not the name of a
  * product the docs might not cover: "out of RAM", "call the API", "a JSON file"
@@ -123,7 +122,9 @@ export function scopeSignals(
   const dense = result.dense[0]?.score ?? 0;
   if (words.length === 0) return { vocabulary: 0, coverage: 0, dense, missingNames: [], lonelyNames: [] };
   const topWords = new Set(
-    result.fused.slice(0, limits.coverageSections).flatMap((point) => analyzeTerms(`${point.payload.headingPath.join('\n')}\n${point.payload.text}`)),
+    result.fused
+      .slice(0, limits.coverageSections)
+      .flatMap((point) => analyzeTerms(`${point.payload.headingPath.join('\n')}\n${point.payload.text}`)),
   );
   // Without statistics every word weighs the same and "known" means "in the best sections".
   const idf = (word: string) => (stats ? wordIdf(stats, word) : 1);
@@ -186,4 +187,3 @@ export function judgeScope(
     signals.dense < calibration.minDense;
   return { outOfScope, confidence: outOfScope ? Math.min(confidence, 0.49) : Math.max(confidence, 0.5), signals };
 }
-

@@ -18,7 +18,9 @@ describe('scope fit', () => {
   it('puts the thresholds above most off-topic questions and below the questions the docs answer', async () => {
     const offTopic = new Set(OFF_TOPIC_QUESTIONS);
     const signals = async (question: string): Promise<FitSignals> =>
-      offTopic.has(question) ? { vocabulary: 0.2, evidence: 0.4, dense: 0.2 + (question.length % 10) / 100 } : { vocabulary: 1, evidence: 1.5, dense: 0.7 };
+      offTopic.has(question)
+        ? { vocabulary: 0.2, evidence: 0.4, dense: 0.2 + (question.length % 10) / 100 }
+        : { vocabulary: 1, evidence: 1.5, dense: 0.7 };
     const fit = await fitScopeThresholds(chunks, signals, SHARED_PROFILE.scope);
     expect(fit.minVocabulary).toBeCloseTo(0.21, 5);
     expect(fit.minEvidence).toBeCloseTo(0.41, 5);

@@ -107,11 +107,27 @@ export async function fitScopeThresholds(
   for (const question of OFF_TOPIC_QUESTIONS) offTopic.push(await signalsOf(question));
   const pseudo: FitSignals[] = [];
   for (const question of pseudoQuestions(chunks)) pseudo.push(await signalsOf(question));
-  const low = (signal: keyof FitSignals): number => quantile(pseudo.map((entry) => entry[signal]), profile.fitInScopeMissRate);
+  const low = (signal: keyof FitSignals): number =>
+    quantile(
+      pseudo.map((entry) => entry[signal]),
+      profile.fitInScopeMissRate,
+    );
   // Just above the quantile: on a small corpus half the off-topic questions may share no word at all (0), and they go.
   const lexical = (signal: 'vocabulary' | 'evidence'): number =>
-    round(Math.min(quantile(offTopic.map((entry) => entry[signal]), profile.fitLexicalQuantile) + LEXICAL_STEP, low(signal)));
-  const denseAbove = quantile(offTopic.map((entry) => entry.dense), profile.fitDenseQuantile) + profile.fitDenseMargin;
+    round(
+      Math.min(
+        quantile(
+          offTopic.map((entry) => entry[signal]),
+          profile.fitLexicalQuantile,
+        ) + LEXICAL_STEP,
+        low(signal),
+      ),
+    );
+  const denseAbove =
+    quantile(
+      offTopic.map((entry) => entry.dense),
+      profile.fitDenseQuantile,
+    ) + profile.fitDenseMargin;
   const minDense = profile.denseRule >= 1 && denseAbove <= low('dense') - profile.fitDenseMargin ? round(denseAbove) : 0;
   const calibration: ScopeCalibration = { minVocabulary: lexical('vocabulary'), minEvidence: lexical('evidence'), minDense };
   const refused = (entry: FitSignals): boolean =>

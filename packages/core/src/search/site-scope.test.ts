@@ -25,7 +25,7 @@ test('without a scope, searches the last version in the default locale', () => {
   expect(scope).toMatchObject({ version: '2.0', locale: 'en' });
 });
 
-test('a question naming another version searches that version and reports the reader\'s', () => {
+test("a question naming another version searches that version and reports the reader's", () => {
   const { filter, scope } = resolveSiteScope('How was the frobnicator turned on in version 1.0?', { version: '2.0', locale: 'en' }, site);
   expect(filter.versions).toContain('default:1.0');
   expect(filter.versions).not.toContain('default:2.0');

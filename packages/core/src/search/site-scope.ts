@@ -43,7 +43,9 @@ export function versionNamedIn(question: string, versions: SiteVersionInfo[]): S
       if (/\b(?:next|unreleased) (?:version|docs|release)\b/.test(text)) return version;
       continue;
     }
-    const names = [version.name, ...(version.label !== version.name ? [version.label] : [])].map((name) => escapeRegExp(name.toLowerCase()));
+    const names = [version.name, ...(version.label !== version.name ? [version.label] : [])].map((name) =>
+      escapeRegExp(name.toLowerCase()),
+    );
     for (const name of names) {
       const dotted = /^\d+(?:\\\.(?:\d+|x))+$/.test(name);
       const pattern = dotted
@@ -59,7 +61,11 @@ export function versionNamedIn(question: string, versions: SiteVersionInfo[]): S
  * The filter and the applied scope for a question on a site index. Every other
  * docs instance keeps its own last version, and the blog always passes.
  */
-export function resolveSiteScope(question: string, requested: RequestedScope, site: SiteSummary): { filter: SearchFilter; scope: AppliedScope } {
+export function resolveSiteScope(
+  question: string,
+  requested: RequestedScope,
+  site: SiteSummary,
+): { filter: SearchFilter; scope: AppliedScope } {
   const ignored: string[] = [];
   let instance = requested.instance ?? DEFAULT_DOCS_INSTANCE;
   if (!site.instances.includes(instance)) {
@@ -72,7 +78,8 @@ export function resolveSiteScope(question: string, requested: RequestedScope, si
   if (requested.version !== undefined) {
     const asked = ofInstance.find((version) => version.name === requested.version);
     if (asked) reader = asked;
-    else ignored.push(`version "${requested.version}" is not in the index (it holds ${ofInstance.map((version) => version.name).join(', ')})`);
+    else
+      ignored.push(`version "${requested.version}" is not in the index (it holds ${ofInstance.map((version) => version.name).join(', ')})`);
   }
   const named = ofInstance.length > 1 ? versionNamedIn(question, ofInstance) : null;
   const searched = named ?? reader;

@@ -23,18 +23,21 @@ describe('dense matrix scan', () => {
     expect(new DenseMatrix(6, 1).accelerated).toBe(false);
   });
 
-  it.each([4, 8, 12, 16, 20, 60, 384, 768, 6])('scores every row as the plain dot product (%i dimensions), in SIMD and in JavaScript', (dimensions) => {
-    const rows = Array.from({ length: 37 }, (_, slot) => randomVector(dimensions, slot + 1));
-    const query = randomVector(dimensions, 999);
-    for (const javascriptOnly of [false, true]) {
-      const matrix = new DenseMatrix(dimensions, 1, { javascriptOnly });
-      rows.forEach((row, slot) => matrix.setRow(slot, row));
-      const scores = Array.from(matrix.scores(query, rows.length));
-      rows.forEach((row, slot) => expect(scores[slot]).toBeCloseTo(referenceDot(query, row), 4));
-      // Only the rows asked for are scored.
-      expect(matrix.scores(query, 5)).toHaveLength(5);
-    }
-  });
+  it.each([4, 8, 12, 16, 20, 60, 384, 768, 6])(
+    'scores every row as the plain dot product (%i dimensions), in SIMD and in JavaScript',
+    (dimensions) => {
+      const rows = Array.from({ length: 37 }, (_, slot) => randomVector(dimensions, slot + 1));
+      const query = randomVector(dimensions, 999);
+      for (const javascriptOnly of [false, true]) {
+        const matrix = new DenseMatrix(dimensions, 1, { javascriptOnly });
+        rows.forEach((row, slot) => matrix.setRow(slot, row));
+        const scores = Array.from(matrix.scores(query, rows.length));
+        rows.forEach((row, slot) => expect(scores[slot]).toBeCloseTo(referenceDot(query, row), 4));
+        // Only the rows asked for are scored.
+        expect(matrix.scores(query, 5)).toHaveLength(5);
+      }
+    },
+  );
 
   it('keeps rows in place when it grows, and moves a row on copyRow', () => {
     const matrix = new DenseMatrix(8, 1);

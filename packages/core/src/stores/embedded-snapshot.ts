@@ -236,7 +236,10 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
   const payloads = await openPayloadFile(directory, files.payloads, count);
   try {
     if (files.vectors?.bytes !== count * meta.dimensions * 4) {
-      throw corrupt(directory, `${files.vectors?.name ?? 'the vector file'} does not hold ${count} vectors of ${meta.dimensions} dimensions`);
+      throw corrupt(
+        directory,
+        `${files.vectors?.name ?? 'the vector file'} does not hold ${count} vectors of ${meta.dimensions} dimensions`,
+      );
     }
     const vectors = new DenseMatrix(meta.dimensions, count);
     const [, postingBytes, pointBytes, pageBytes] = await Promise.all([
@@ -275,7 +278,17 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
     }));
     return {
       snapshotId: manifest.snapshotId,
-      data: { meta, ids: points.ids, files: points.files, fileOfSlot: points.fileOfSlot, orderOfSlot: points.orderOfSlot, vectors, postings, payloads, pages },
+      data: {
+        meta,
+        ids: points.ids,
+        files: points.files,
+        fileOfSlot: points.fileOfSlot,
+        orderOfSlot: points.orderOfSlot,
+        vectors,
+        postings,
+        payloads,
+        pages,
+      },
     };
   } catch (error) {
     await payloads.close();
@@ -296,11 +309,13 @@ function parsePoints(
     throw corrupt(directory, `${name} is not valid JSON`);
   }
   const { ids, files, fileOfSlot, orderOfSlot, pages } = points;
-  if (!Array.isArray(ids) || ids.length !== count || !ids.every((id) => typeof id === 'string')) throw corrupt(directory, `${name} does not hold ${count} point ids`);
+  if (!Array.isArray(ids) || ids.length !== count || !ids.every((id) => typeof id === 'string'))
+    throw corrupt(directory, `${name} does not hold ${count} point ids`);
   if (!Array.isArray(files) || !files.every(isFileKey)) throw corrupt(directory, `${name} lacks its file list`);
   const isSlotColumn = (column: unknown, bound: number): column is number[] =>
     Array.isArray(column) && column.length === count && column.every((value) => Number.isInteger(value) && value >= 0 && value < bound);
-  if (!isSlotColumn(fileOfSlot, files.length) || !isSlotColumn(orderOfSlot, 2 ** 32)) throw corrupt(directory, `${name} lacks the file or order of its points`);
+  if (!isSlotColumn(fileOfSlot, files.length) || !isSlotColumn(orderOfSlot, 2 ** 32))
+    throw corrupt(directory, `${name} lacks the file or order of its points`);
   if (!Array.isArray(pages) || !pages.every(isPageKey)) throw corrupt(directory, `${name} lacks its page list`);
   return { ids, files, fileOfSlot: Uint32Array.from(fileOfSlot), orderOfSlot: Uint32Array.from(orderOfSlot), pages };
 }
@@ -316,7 +331,7 @@ async function openPayloadFile(directory: string, entry: FileEntry | undefined, 
     const lineStarts = new Float64Array(count + 1);
     let lines = 0;
     const block = Buffer.allocUnsafe(READ_BLOCK);
-    for (let position = 0; position < size; ) {
+    for (let position = 0; position < size;) {
       const { bytesRead } = await handle.read(block, 0, Math.min(READ_BLOCK, size - position), position);
       if (bytesRead === 0) throw corrupt(directory, `${entry.name} ends early`);
       const chunk = block.subarray(0, bytesRead);
@@ -502,7 +517,8 @@ async function removeDeadWritersFiles(directory: string): Promise<void> {
   await Promise.all(
     entries.map(async (entry) => {
       const writer = entry.endsWith('.tmp') ? writerPidOf(entry) : undefined;
-      if (writer !== undefined && writer !== process.pid && !isProcessAlive(writer)) await rm(join(directory, entry), { force: true }).catch(() => undefined);
+      if (writer !== undefined && writer !== process.pid && !isProcessAlive(writer))
+        await rm(join(directory, entry), { force: true }).catch(() => undefined);
     }),
   );
 }
@@ -537,7 +553,8 @@ async function readVerified(directory: string, entry: FileEntry | undefined, tar
     const handle = await open(join(directory, entry.name), 'r');
     try {
       const { size } = await handle.stat();
-      if (size !== target.byteLength) throw corrupt(directory, `${entry.name} holds ${size} bytes, the manifest says ${entry.bytes} (truncated?)`);
+      if (size !== target.byteLength)
+        throw corrupt(directory, `${entry.name} holds ${size} bytes, the manifest says ${entry.bytes} (truncated?)`);
       let done = 0;
       while (done < size) {
         const { bytesRead } = await handle.read(target, done, size - done, done);

@@ -25,12 +25,23 @@ function randomPoint(n: number): IndexedPoint {
   while (terms.size < 40) terms.add(Math.floor(random() ** 2 * 20_000));
   const indices = [...terms].sort((a, b) => a - b);
   const chunk = { ...makeChunk(n, `folder${n % 20}/page${n % 500}.md`, n % 10), text: 'lorem '.repeat(100) };
-  return { id: chunk.id, dense, sparse: { indices, values: indices.map(() => 1 + random()) }, payload: { ...chunk, indexText: chunk.text } };
+  return {
+    id: chunk.id,
+    dense,
+    sparse: { indices, values: indices.map(() => 1 + random()) },
+    payload: { ...chunk, indexText: chunk.text },
+  };
 }
 
 const dataDir = await mkdtemp(join(tmpdir(), 'docs-chat-bench-'));
 try {
-  const meta = { embedderProvider: 'bench', embedderModel: 'random', dimensions, sparseEncoder: 'bench', createdAt: new Date().toISOString() };
+  const meta = {
+    embedderProvider: 'bench',
+    embedderModel: 'random',
+    dimensions,
+    sparseEncoder: 'bench',
+    createdAt: new Date().toISOString(),
+  };
   const writer = createEmbeddedStore({ dataDir });
   await writer.prepare(meta, { rebuild: true });
   for (let start = 0; start < chunks; start += 1000) {
@@ -61,7 +72,9 @@ try {
   }
   timings.sort((a, b) => a - b);
   const at = (p: number) => (timings[Math.min(timings.length - 1, Math.floor(p * timings.length))] as number).toFixed(1);
-  console.log(`search over ${chunks} chunks x ${dimensions}: p50 ${at(0.5)} ms, p95 ${at(0.95)} ms; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB (includes the writer's garbage)`);
+  console.log(
+    `search over ${chunks} chunks x ${dimensions}: p50 ${at(0.5)} ms, p95 ${at(0.95)} ms; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB (includes the writer's garbage)`,
+  );
 } finally {
   await rm(dataDir, { recursive: true, force: true });
 }

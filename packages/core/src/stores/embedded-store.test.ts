@@ -49,7 +49,10 @@ async function dataFile(prefix: string): Promise<string> {
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => null, (error: unknown) => error);
+  return promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
 }
 
 const anyQuery: HybridQuery = { dense: denseVector(0), sparse: sparseVector({ 11: 1 }), limit: 3, prefetchLimit: 5 };
@@ -126,11 +129,16 @@ describe('embedded store on disk', () => {
     expect((await server.status()).vectors).toBe(9);
   });
 
-  it('updates an index it opened and searched, keeping every untouched point\'s sparse vector, as a store that wrote all points itself', async () => {
+  it("updates an index it opened and searched, keeping every untouched point's sparse vector, as a store that wrote all points itself", async () => {
     await buildIndex();
     // A process that searched first holds the sparse vectors only as postings; its first write must rebuild them exactly.
     const server = openStore();
-    const termQuery: HybridQuery = { dense: denseVector(0), sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1 }), limit: 8, prefetchLimit: 8 };
+    const termQuery: HybridQuery = {
+      dense: denseVector(0),
+      sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1 }),
+      limit: 8,
+      prefetchLimit: 8,
+    };
     await server.hybridSearch(termQuery);
     const extra = point(makeChunk(40, 'guides/extra.md', 0), denseVector(2, 0.5), sparseVector({ 12: 0.7, 19: 2 }));
     await server.prepare(conformanceMeta, { rebuild: false });
@@ -141,8 +149,14 @@ describe('embedded store on disk', () => {
     const reference = openStore();
     await reference.prepare(conformanceMeta, { rebuild: true });
     await reference.upsert([...samplePoints().filter((sample) => sample.id !== pointId(2)), extra]);
-    const expected = await reference.hybridSearch({ ...termQuery, sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1, 19: 1 }) });
-    const reopened = await openStore().hybridSearch({ ...termQuery, sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1, 19: 1 }) });
+    const expected = await reference.hybridSearch({
+      ...termQuery,
+      sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1, 19: 1 }),
+    });
+    const reopened = await openStore().hybridSearch({
+      ...termQuery,
+      sparse: sparseVector({ 11: 1, 12: 1, 13: 1, 14: 1, 15: 1, 16: 1, 17: 1, 18: 1, 19: 1 }),
+    });
     expect(reopened.sparse).toEqual(expected.sparse);
     expect(reopened.sparse.map((hit) => hit.id)).toContain(extra.id);
     expect(reopened.sparse.map((hit) => hit.id)).not.toContain(pointId(2));
@@ -153,7 +167,14 @@ describe('embedded store on disk', () => {
     await buildIndex();
     const entries = (await readdir(indexDirectory())).sort();
     // The manifest and one each of vectors, postings, points, payloads and pages.
-    expect(entries.map((entry) => entry.replace(/-[0-9a-f-]{36}\./, '.'))).toEqual(['manifest.json', 'pages.bin', 'payloads.jsonl', 'points.json', 'postings.bin', 'vectors.f32']);
+    expect(entries.map((entry) => entry.replace(/-[0-9a-f-]{36}\./, '.'))).toEqual([
+      'manifest.json',
+      'pages.bin',
+      'payloads.jsonl',
+      'points.json',
+      'postings.bin',
+      'vectors.f32',
+    ]);
     expect(entries.filter((entry) => entry.endsWith('.tmp'))).toEqual([]);
     const first = await openStore().hybridSearch(anyQuery);
     const second = await openStore().hybridSearch(anyQuery);

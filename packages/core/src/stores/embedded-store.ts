@@ -318,7 +318,11 @@ class IndexState {
       *payloadLines(): Iterable<Buffer> {
         for (const ref of refs) {
           if (typeof ref !== 'number') yield payloadLine(ref);
-          else yield (sourceBytes as Buffer).subarray((source as PayloadFile).lineStarts[ref], ((source as PayloadFile).lineStarts[ref + 1] as number) - 1);
+          else
+            yield (sourceBytes as Buffer).subarray(
+              (source as PayloadFile).lineStarts[ref],
+              ((source as PayloadFile).lineStarts[ref + 1] as number) - 1,
+            );
         }
       },
     };
@@ -393,7 +397,8 @@ class IndexState {
       score,
       slot: this.slotOf.get(id) as number,
     }));
-    const pages = query.pageSparse && query.pageSparse.indices.length > 0 ? this.pageTop(query.pageSparse, query.prefetchLimit, accept) : [];
+    const pages =
+      query.pageSparse && query.pageSparse.indices.length > 0 ? this.pageTop(query.pageSparse, query.prefetchLimit, accept) : [];
     return { fused, dense, sparse, pages };
   }
 

@@ -58,11 +58,9 @@ export function assertValidQuery(query: HybridQuery, dimensions: number): void {
     );
   }
   if (query.dense.length !== dimensions) {
-    throw new DocsChatError(
-      'index_mismatch',
-      `The query vector has ${query.dense.length} dimensions but the index holds ${dimensions}.`,
-      { hint: 'The configured embedder differs from the one that built the index: re-ingest with --rebuild or restore the embedder settings.' },
-    );
+    throw new DocsChatError('index_mismatch', `The query vector has ${query.dense.length} dimensions but the index holds ${dimensions}.`, {
+      hint: 'The configured embedder differs from the one that built the index: re-ingest with --rebuild or restore the embedder settings.',
+    });
   }
   const problem = sparseVectorProblem(query.sparse);
   if (problem) throw new DocsChatError('query_invalid', `Query ${problem}.`);

@@ -32,7 +32,8 @@ const NETWORK_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-const QUOTA_TEXT = /no space left on device|out of disk|insufficient storage|storage quota|quota exceeded|disk (is )?full|storage (size )?limit/i;
+const QUOTA_TEXT =
+  /no space left on device|out of disk|insufficient storage|storage quota|quota exceeded|disk (is )?full|storage (size )?limit/i;
 
 export function toStoreError(error: unknown, context: QdrantErrorContext): DocsChatError {
   if (isDocsChatError(error)) return error;
@@ -50,7 +51,12 @@ export function toStoreError(error: unknown, context: QdrantErrorContext): DocsC
   }
   if (name === 'QdrantClientResourceExhaustedError') {
     const retryAfter = (error as { retry_after?: unknown }).retry_after;
-    return rateLimited(where, context, typeof retryAfter === 'number' && Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined, error);
+    return rateLimited(
+      where,
+      context,
+      typeof retryAfter === 'number' && Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined,
+      error,
+    );
   }
   if (isAbortError(error)) return new DocsChatError('aborted', 'The request was cancelled.', { cause: error });
 
@@ -110,14 +116,24 @@ export function toStoreError(error: unknown, context: QdrantErrorContext): DocsC
   });
 }
 
-function rateLimited(where: string, context: QdrantErrorContext, retryAfterMs: number | undefined, cause: unknown, detail?: string): DocsChatError {
-  return new DocsChatError('store_rate_limited', `${where} is rate limiting requests while ${context.operation}${detail ? `: ${detail}` : ''}.`, {
-    hint: 'Wait and retry, or raise the rate limits of the Qdrant cluster (strict mode read/write_rate_limit).',
-    retryable: true,
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    status: 429,
-    cause,
-  });
+function rateLimited(
+  where: string,
+  context: QdrantErrorContext,
+  retryAfterMs: number | undefined,
+  cause: unknown,
+  detail?: string,
+): DocsChatError {
+  return new DocsChatError(
+    'store_rate_limited',
+    `${where} is rate limiting requests while ${context.operation}${detail ? `: ${detail}` : ''}.`,
+    {
+      hint: 'Wait and retry, or raise the rate limits of the Qdrant cluster (strict mode read/write_rate_limit).',
+      retryable: true,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      status: 429,
+      cause,
+    },
+  );
 }
 
 /** The HTTP answer carried by an `ApiError` of the client's fetch layer, if any. */

@@ -51,7 +51,10 @@ const searchQuery: HybridQuery = {
 };
 
 async function failureOf(promise: Promise<unknown>): Promise<DocsChatError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   if (!isDocsChatError(error)) throw new Error(`expected a DocsChatError, got ${String(error)}`);
   return error;
 }
@@ -86,14 +89,19 @@ describe('Qdrant store wire usage', () => {
     const store = storeFor();
     await store.prepare(conformanceMeta, { rebuild: false });
     const create = standIn.requests.find((request) => request.method === 'PUT' && /^\/collections\/[^/]+$/.test(request.path));
-    expect(create?.body).toEqual({ vectors: { dense: { size: 8, distance: 'Cosine' } }, sparse_vectors: { bm25: { modifier: 'idf' }, page: { modifier: 'idf' } } });
+    expect(create?.body).toEqual({
+      vectors: { dense: { size: 8, distance: 'Cosine' } },
+      sparse_vectors: { bm25: { modifier: 'idf' }, page: { modifier: 'idf' } },
+    });
     const indexed = standIn.requests
       .filter((request) => request.path.endsWith('/index'))
       .map((request) => request.body as { field_name: string; field_schema: string });
     expect(indexed).toEqual(
       ['file', 'docId', 'filePrefixes', 'kind', 'versionKey', 'localeKey'].map((field) => ({ field_name: field, field_schema: 'keyword' })),
     );
-    expect(standIn.requests.filter((request) => request.path.endsWith('/index')).every((request) => request.query.wait === 'true')).toBe(true);
+    expect(standIn.requests.filter((request) => request.path.endsWith('/index')).every((request) => request.query.wait === 'true')).toBe(
+      true,
+    );
   });
 
   it('waits for every write to be applied and sends points in batches', async () => {

@@ -81,9 +81,13 @@ class QdrantStore implements VectorStore {
         checkCompatibility: options.checkCompatibility ?? false,
       });
     } catch (error) {
-      throw new DocsChatError('config_invalid', `QDRANT_URL "${this.url}" is not usable: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'Set QDRANT_URL to the full URL of the Qdrant REST endpoint, e.g. http://localhost:6333.',
-      });
+      throw new DocsChatError(
+        'config_invalid',
+        `QDRANT_URL "${this.url}" is not usable: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          hint: 'Set QDRANT_URL to the full URL of the Qdrant REST endpoint, e.g. http://localhost:6333.',
+        },
+      );
     }
   }
 
@@ -232,10 +236,7 @@ class QdrantStore implements VectorStore {
       list.forEach((hit, position) => bestPosition.set(hit.id, Math.min(bestPosition.get(hit.id) ?? position, position)));
     }
     fused.sort(
-      (a, b) =>
-        b.score - a.score ||
-        (bestPosition.get(a.id) ?? Infinity) - (bestPosition.get(b.id) ?? Infinity) ||
-        compareIds(a.id, b.id),
+      (a, b) => b.score - a.score || (bestPosition.get(a.id) ?? Infinity) - (bestPosition.get(b.id) ?? Infinity) || compareIds(a.id, b.id),
     );
     return { fused, dense: denseHits, sparse: sparseHits, pages };
   }
@@ -271,7 +272,13 @@ class QdrantStore implements VectorStore {
   async status(signal?: AbortSignal): Promise<StoreStatus> {
     const exists = (await this.call('checking the collection', () => this.client.collectionExists(this.collection), signal)).exists;
     const vectors = exists
-      ? (await this.call('counting points', () => this.client.count(this.collection, { filter: { must_not: [NOT_CHUNK] }, exact: true }), signal)).count
+      ? (
+          await this.call(
+            'counting points',
+            () => this.client.count(this.collection, { filter: { must_not: [NOT_CHUNK] }, exact: true }),
+            signal,
+          )
+        ).count
       : 0;
     return { backend: this.backend, collection: this.collection, vectors };
   }
@@ -294,7 +301,13 @@ class QdrantStore implements VectorStore {
     const sparseConfig = info.config.params.sparse_vectors?.[SPARSE];
     const pageConfig = info.config.params.sparse_vectors?.[PAGE];
     const points = (await this.call('counting points', () => this.client.count(this.collection, { exact: true }))).count;
-    if (points > 0 || denseConfig?.size !== meta.dimensions || denseConfig.distance !== 'Cosine' || sparseConfig?.modifier !== 'idf' || pageConfig?.modifier !== 'idf') {
+    if (
+      points > 0 ||
+      denseConfig?.size !== meta.dimensions ||
+      denseConfig.distance !== 'Cosine' ||
+      sparseConfig?.modifier !== 'idf' ||
+      pageConfig?.modifier !== 'idf'
+    ) {
       throw new DocsChatError(
         'index_mismatch',
         `Qdrant collection "${this.collection}" was not created by docs-chat (or lost its index meta) and does not match the configured embedder.`,
@@ -305,11 +318,15 @@ class QdrantStore implements VectorStore {
   }
 
   private async writeMeta(meta: IndexMeta, signal?: AbortSignal): Promise<void> {
-    await this.call('storing the index meta', () =>
-      this.client.upsert(this.collection, {
-        wait: true,
-        points: [{ id: META_POINT_ID, vector: {}, payload: { kind: 'meta', meta: JSON.parse(JSON.stringify(meta)) as Record<string, unknown> } }],
-      }),
+    await this.call(
+      'storing the index meta',
+      () =>
+        this.client.upsert(this.collection, {
+          wait: true,
+          points: [
+            { id: META_POINT_ID, vector: {}, payload: { kind: 'meta', meta: JSON.parse(JSON.stringify(meta)) as Record<string, unknown> } },
+          ],
+        }),
       signal,
     );
   }
@@ -414,7 +431,13 @@ function toStoredPayload(chunk: ChunkPayload): Record<string, unknown> {
 }
 
 function fromStoredPayload(payload: Record<string, unknown> | null | undefined): ChunkPayload {
-  const { kind: _kind, filePrefixes: _filePrefixes, versionKey: _versionKey, localeKey: _localeKey, ...chunk } = (payload ?? {}) as Partial<StoredChunkPayload>;
+  const {
+    kind: _kind,
+    filePrefixes: _filePrefixes,
+    versionKey: _versionKey,
+    localeKey: _localeKey,
+    ...chunk
+  } = (payload ?? {}) as Partial<StoredChunkPayload>;
   return chunk as ChunkPayload;
 }
 

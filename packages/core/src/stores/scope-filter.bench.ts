@@ -35,7 +35,12 @@ function randomPoint(n: number): IndexedPoint {
   const indices = [...terms].sort((a, b) => a - b);
   const file = `${SCOPES[n % SCOPES.length]}folder${n % 20}/page${n % 500}.md`;
   const chunk = { ...makeChunk(n, file, n % 10), text: 'lorem '.repeat(100) };
-  return { id: chunk.id, dense, sparse: { indices, values: indices.map(() => 1 + random()) }, payload: { ...chunk, indexText: chunk.text } };
+  return {
+    id: chunk.id,
+    dense,
+    sparse: { indices, values: indices.map(() => 1 + random()) },
+    payload: { ...chunk, indexText: chunk.text },
+  };
 }
 
 const percentile = (timings: number[], p: number): number => {
@@ -45,7 +50,13 @@ const percentile = (timings: number[], p: number): number => {
 
 const dataDir = await mkdtemp(join(tmpdir(), 'docs-chat-scope-bench-'));
 try {
-  const meta = { embedderProvider: 'bench', embedderModel: 'random', dimensions, sparseEncoder: 'bench', createdAt: new Date().toISOString() };
+  const meta = {
+    embedderProvider: 'bench',
+    embedderModel: 'random',
+    dimensions,
+    sparseEncoder: 'bench',
+    createdAt: new Date().toISOString(),
+  };
   const writer = createEmbeddedStore({ dataDir });
   await writer.prepare(meta, { rebuild: true });
   for (let start = 0; start < chunks; start += 1000) {
@@ -68,21 +79,31 @@ try {
   for (let q = 0; q < QUERIES + 20; q++) {
     const query = randomPoint(chunks + q);
     const indices = query.sparse.indices.slice(0, 6);
-    const base: HybridQuery = { dense: query.dense, sparse: { indices, values: indices.map(() => 1) }, pageSparse: { indices, values: indices.map(() => 1) }, limit: 40, prefetchLimit: 40 };
+    const base: HybridQuery = {
+      dense: query.dense,
+      sparse: { indices, values: indices.map(() => 1) },
+      pageSparse: { indices, values: indices.map(() => 1) },
+      limit: 40,
+      prefetchLimit: 40,
+    };
     // Alternate which runs first, so neither always meets a warm cache.
     const order = q % 2 === 0 ? ['plain', 'filtered'] : ['filtered', 'plain'];
     for (const kind of order) {
       const started = performance.now();
       const result = await reader.hybridSearch(kind === 'plain' ? base : { ...base, filter });
       const elapsed = performance.now() - started;
-      if (kind === 'filtered' && result.fused.some((hit) => !hit.payload.file.startsWith('site:default:2.0:fr/') && !hit.payload.file.startsWith('site:blog::'))) {
+      if (
+        kind === 'filtered' &&
+        result.fused.some((hit) => !hit.payload.file.startsWith('site:default:2.0:fr/') && !hit.payload.file.startsWith('site:blog::'))
+      ) {
         throw new Error('the filter let another version or locale through');
       }
       // The first 20 rounds warm up the WebAssembly scan and the payload cache.
       if (q >= 20) (kind === 'plain' ? plain : filtered).push(elapsed);
     }
   }
-  const line = (name: string, timings: number[]) => `${name}: p50 ${percentile(timings, 0.5).toFixed(2)} ms, p95 ${percentile(timings, 0.95).toFixed(2)} ms`;
+  const line = (name: string, timings: number[]) =>
+    `${name}: p50 ${percentile(timings, 0.5).toFixed(2)} ms, p95 ${percentile(timings, 0.95).toFixed(2)} ms`;
   console.log(`search over ${chunks} chunks x ${dimensions} (${SCOPES.length} version/locale scopes), ${QUERIES} queries each`);
   console.log(line('  unfiltered              ', plain));
   console.log(line('  filtered (version+locale)', filtered));

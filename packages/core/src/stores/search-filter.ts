@@ -10,7 +10,10 @@ import { scopeOfFileKey } from '../ingest/site-layout.js';
 
 /** `tutorials`, `./tutorials/` and `/tutorials` all become `tutorials/`; empty means no restriction. */
 export function normaliseFilePrefix(prefix: string): string {
-  const trimmed = prefix.trim().replace(/\\/g, '/').replace(/^(\.\/|\/)+/, '');
+  const trimmed = prefix
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/|\/)+/, '');
   if (trimmed === '') return '';
   return trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
 }

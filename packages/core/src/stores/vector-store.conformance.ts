@@ -62,7 +62,9 @@ export function denseVector(axis: number, tilt = 0, dimensions = DIMENSIONS): Fl
 }
 
 export function sparseVector(entries: Record<number, number>): SparseVector {
-  const indices = Object.keys(entries).map(Number).sort((a, b) => a - b);
+  const indices = Object.keys(entries)
+    .map(Number)
+    .sort((a, b) => a - b);
   return { indices, values: indices.map((index) => entries[index] as number) };
 }
 
@@ -82,7 +84,9 @@ export function samplePoints(): IndexedPoint[] {
     ['reference/api.md', 0, 6, 0.4, { 17: 1.0, 11: 0.9 }],
     ['reference/api.md', 1, 7, 0.2, { 18: 1.5, 12: 0.4 }],
   ];
-  return layout.map(([file, order, axis, tilt, terms], n) => point(makeChunk(n + 1, file, order), denseVector(axis, tilt), sparseVector(terms)));
+  return layout.map(([file, order, axis, tilt, terms], n) =>
+    point(makeChunk(n + 1, file, order), denseVector(axis, tilt), sparseVector(terms)),
+  );
 }
 
 export function describeVectorStoreConformance(name: string, makeStore: () => Promise<ConformanceSubject>): void {
@@ -164,9 +168,7 @@ export function describeVectorStoreConformance(name: string, makeStore: () => Pr
       await indexPoints(samplePoints());
       const everything = { dense: denseVector(0), sparse: sparseVector({ 11: 1, 12: 1, 14: 1, 16: 1 }), limit: 8, prefetchLimit: 8 };
       const guides = await store.hybridSearch(query({ ...everything, filter: { filePrefix: 'guides/' } }));
-      expect(new Set(guides.fused.map((hit) => hit.payload.file))).toEqual(
-        new Set(['guides/setup.md', 'guides/advanced/tuning.md']),
-      );
+      expect(new Set(guides.fused.map((hit) => hit.payload.file))).toEqual(new Set(['guides/setup.md', 'guides/advanced/tuning.md']));
       expect(guides.dense.map((hit) => hit.id).sort()).toEqual([pointId(3), pointId(4), pointId(5), pointId(6)]);
       const nested = await store.hybridSearch(query({ ...everything, filter: { filePrefix: 'guides/advanced' } }));
       expect(nested.fused.map((hit) => hit.payload.file)).toEqual(['guides/advanced/tuning.md', 'guides/advanced/tuning.md']);
@@ -199,15 +201,30 @@ export function describeVectorStoreConformance(name: string, makeStore: () => Pr
         ['site:blog::en/2024-01-01-launch.md', 4],
         ['plain.md', 5],
       ];
-      const points = layout.map(([file, axis], n) => point(makeChunk(n + 1, file, 0, `doc-${n}`), denseVector(axis), sparseVector({ 11: 1 })));
+      const points = layout.map(([file, axis], n) =>
+        point(makeChunk(n + 1, file, 0, `doc-${n}`), denseVector(axis), sparseVector({ 11: 1 })),
+      );
       await store.prepare(conformanceMeta, { rebuild: true });
       await store.upsert(points);
       await store.upsertPages(layout.map(([file], n) => ({ file, docId: `doc-${n}`, sparse: sparseVector({ 11: 1 }) })));
       await store.commit();
-      const everything = { dense: denseVector(0), sparse: sparseVector({ 11: 1 }), pageSparse: sparseVector({ 11: 1 }), limit: 8, prefetchLimit: 8 };
+      const everything = {
+        dense: denseVector(0),
+        sparse: sparseVector({ 11: 1 }),
+        pageSparse: sparseVector({ 11: 1 }),
+        limit: 8,
+        prefetchLimit: 8,
+      };
       const filesOf = (hits: Array<{ payload: Chunk }>): string[] => hits.map((hit) => hit.payload.file).sort();
-      const v2en = await store.hybridSearch(query({ ...everything, filter: { versions: ['default:2.0', 'community:current', 'blog:'], locales: ['en'] } }));
-      const expected = ['plain.md', 'site:blog::en/2024-01-01-launch.md', 'site:community:current:en/rules.md', 'site:default:2.0:en/intro.md'];
+      const v2en = await store.hybridSearch(
+        query({ ...everything, filter: { versions: ['default:2.0', 'community:current', 'blog:'], locales: ['en'] } }),
+      );
+      const expected = [
+        'plain.md',
+        'site:blog::en/2024-01-01-launch.md',
+        'site:community:current:en/rules.md',
+        'site:default:2.0:en/intro.md',
+      ];
       expect(filesOf(v2en.fused)).toEqual(expected);
       expect(v2en.dense).toHaveLength(4);
       expect(v2en.pages.map((page) => page.file).sort()).toEqual(expected);
@@ -228,7 +245,9 @@ export function describeVectorStoreConformance(name: string, makeStore: () => Pr
         { file: 'guides/setup.md', fileHash: 'file-hash-guides/setup.md', chunkIds: [pointId(3)] },
         { file: 'reference/api.md', fileHash: 'file-hash-reference/api.md', chunkIds: [pointId(7), pointId(8)] },
       ]);
-      const result = await store.hybridSearch(query({ dense: (points[0] as IndexedPoint).dense, sparse: sparseVector({ 12: 1 }), limit: 8, prefetchLimit: 8 }));
+      const result = await store.hybridSearch(
+        query({ dense: (points[0] as IndexedPoint).dense, sparse: sparseVector({ 12: 1 }), limit: 8, prefetchLimit: 8 }),
+      );
       const seen = new Set([...result.fused, ...result.dense, ...result.sparse].map((hit) => hit.id));
       for (const gone of [pointId(1), pointId(2), pointId(4)]) expect(seen.has(gone)).toBe(false);
       expect((await store.status()).vectors).toBe(5);
@@ -256,7 +275,10 @@ export function describeVectorStoreConformance(name: string, makeStore: () => Pr
         { ...conformanceMeta, dimensions: DIMENSIONS * 2 },
         { ...conformanceMeta, sparseEncoder: 'bm25-v2' },
       ]) {
-        const error = await store.prepare(different, { rebuild: false }).then(() => null, (caught: unknown) => caught);
+        const error = await store.prepare(different, { rebuild: false }).then(
+          () => null,
+          (caught: unknown) => caught,
+        );
         expect(errorCode(error)).toBe('index_mismatch');
         expect(isDocsChatError(error) && error.hint).toMatch(/--rebuild/);
       }
@@ -348,9 +370,10 @@ export function describeVectorStoreConformance(name: string, makeStore: () => Pr
     });
 
     it('says the index is missing when searching before any ingest', async () => {
-      const error = await store
-        .hybridSearch(query({ dense: denseVector(1), sparse: sparseVector({ 11: 1 }) }))
-        .then(() => null, (caught: unknown) => caught);
+      const error = await store.hybridSearch(query({ dense: denseVector(1), sparse: sparseVector({ 11: 1 }) })).then(
+        () => null,
+        (caught: unknown) => caught,
+      );
       expect(errorCode(error)).toBe('index_missing');
     });
 
@@ -358,7 +381,10 @@ export function describeVectorStoreConformance(name: string, makeStore: () => Pr
       await indexPoints(samplePoints());
       const error = await store
         .hybridSearch(query({ dense: denseVector(1), sparse: sparseVector({ 11: 1 }), limit: 5, prefetchLimit: 3 }))
-        .then(() => null, (caught: unknown) => caught);
+        .then(
+          () => null,
+          (caught: unknown) => caught,
+        );
       expect(errorCode(error)).toBe('query_invalid');
     });
   });

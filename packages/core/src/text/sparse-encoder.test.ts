@@ -22,8 +22,14 @@ describe('sparse encoder', () => {
   });
 
   it('gives a term of the section heading more weight than the same term in the body', () => {
-    const inHeading = valueOf(encodeDocumentSparse({ headingPath: ['Guide', 'Selectors'], text: 'other words here' }), 'selector') as number;
-    const inBody = valueOf(encodeDocumentSparse({ headingPath: ['Guide', 'Other'], text: 'selectors other words here' }), 'selector') as number;
+    const inHeading = valueOf(
+      encodeDocumentSparse({ headingPath: ['Guide', 'Selectors'], text: 'other words here' }),
+      'selector',
+    ) as number;
+    const inBody = valueOf(
+      encodeDocumentSparse({ headingPath: ['Guide', 'Other'], text: 'selectors other words here' }),
+      'selector',
+    ) as number;
     expect(inHeading).toBeGreaterThan(inBody);
   });
 
@@ -38,7 +44,10 @@ describe('sparse encoder', () => {
 
   it('gives a whole page one vector whose length normalisation favours the page that is about the words', () => {
     const focused = encodePageSparse({ title: 'Selectors', texts: ['Selectors read state.', 'Memoized selectors avoid renders.'] });
-    const passing = encodePageSparse({ title: 'Reducers', texts: ['Reducers update state. '.repeat(40), 'Selectors are covered elsewhere.'] });
+    const passing = encodePageSparse({
+      title: 'Reducers',
+      texts: ['Reducers update state. '.repeat(40), 'Selectors are covered elsewhere.'],
+    });
     expect(valueOf(focused, 'selector') as number).toBeGreaterThan(valueOf(passing, 'selector') as number);
   });
 

@@ -14,8 +14,16 @@ import { analyzeTerms, hashTerm } from './text-analysis.js';
 import { SHARED_PROFILE } from '../profile/retrieval-profile.js';
 
 // BM25 parameters, heading and pair weights, fixed average lengths: see `sparse` in retrieval-profile.ts for each value's source.
-const { k1: K1, b: B, averageLength: AVERAGE_LENGTH, headingWeight: HEADING_WEIGHT, parentHeadingWeight: PARENT_HEADING_WEIGHT, pairWeight: PAIR_WEIGHT, pairBuckets: PAIR_BUCKETS, averagePageLength: AVERAGE_PAGE_LENGTH } =
-  SHARED_PROFILE.sparse;
+const {
+  k1: K1,
+  b: B,
+  averageLength: AVERAGE_LENGTH,
+  headingWeight: HEADING_WEIGHT,
+  parentHeadingWeight: PARENT_HEADING_WEIGHT,
+  pairWeight: PAIR_WEIGHT,
+  pairBuckets: PAIR_BUCKETS,
+  averagePageLength: AVERAGE_PAGE_LENGTH,
+} = SHARED_PROFILE.sparse;
 /**
  * The sparse vectors' format (what a term index means: hashed stemmed words, pairs in buckets). Only a
  * format change needs `--rebuild`; a change of the values above is a profile change, and the next ingest

@@ -185,7 +185,14 @@ export function parseSynonymsFile(text: string, fileName: string): string[][] {
         hint: 'Write the terms as one group of equivalents separated by commas: "a, b".',
       });
     }
-    const terms = [...new Set(line.split(',').map((term) => term.trim().toLowerCase().replace(/\s+/g, ' ')).filter((term) => term !== ''))];
+    const terms = [
+      ...new Set(
+        line
+          .split(',')
+          .map((term) => term.trim().toLowerCase().replace(/\s+/g, ' '))
+          .filter((term) => term !== ''),
+      ),
+    ];
     if (terms.length < 2) {
       throw new DocsChatError('config_invalid', `${where}: "${line}" holds ${terms.length} term; a group needs at least two.`, {
         hint: 'Separate the terms that mean the same with commas, for example "k8s, kubernetes".',

@@ -58,13 +58,23 @@ export function termIdf(stats: TermStatistics, term: string): number {
 
 /** JSON form stored in `IndexMeta.extra.termStats`. */
 export function serializeTermStatistics(stats: TermStatistics): Record<string, unknown> {
-  return { version: TERM_STATS_VERSION, chunks: stats.chunks, df: Object.fromEntries([...stats.df.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  return {
+    version: TERM_STATS_VERSION,
+    chunks: stats.chunks,
+    df: Object.fromEntries([...stats.df.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+  };
 }
 
 /** Reads statistics back from `IndexMeta.extra`; null when absent or from another version. */
 export function readTermStatistics(extra: Record<string, unknown> | undefined): TermStatistics | null {
   const stored = extra?.termStats as { version?: unknown; chunks?: unknown; df?: unknown } | undefined;
-  if (!stored || stored.version !== TERM_STATS_VERSION || typeof stored.chunks !== 'number' || typeof stored.df !== 'object' || stored.df === null) {
+  if (
+    !stored ||
+    stored.version !== TERM_STATS_VERSION ||
+    typeof stored.chunks !== 'number' ||
+    typeof stored.df !== 'object' ||
+    stored.df === null
+  ) {
     return null;
   }
   const df = new Map<string, number>();

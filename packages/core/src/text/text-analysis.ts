@@ -9,7 +9,6 @@ import { stemmer } from 'stemmer';
 
 export const ANALYZER_VERSION = 'analyzer-v1';
 
-
 // A conventional English stop list plus question words that carry no topic.
 /** The stop list, exported so the retrieval profile can hash it (a change re-encodes every sparse vector). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(

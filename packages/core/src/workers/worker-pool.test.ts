@@ -40,7 +40,13 @@ describe('worker pool', () => {
   });
 
   it('fails every task with the worker start-up error, whose code and hint say what to do', async () => {
-    pool = createWorkerPool<Task, { value: number }>({ script, workerData: { failToLoad: true }, size: 2, maxQueue: 4, label: 'The test pool' });
+    pool = createWorkerPool<Task, { value: number }>({
+      script,
+      workerData: { failToLoad: true },
+      size: 2,
+      maxQueue: 4,
+      label: 'The test pool',
+    });
     await expect(pool.run({ value: 1 })).rejects.toMatchObject({ code: 'embedder_model_invalid', hint: 'Reinstall it.' });
     await expect(pool.run({ value: 2 })).rejects.toMatchObject({ code: 'embedder_model_invalid' });
   });

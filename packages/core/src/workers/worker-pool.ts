@@ -164,11 +164,15 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
       const running = slots.filter((slot) => slot.job !== null).length;
       if (running + queue.length >= size + maxQueue) {
         return Promise.reject(
-          new DocsChatError('service_busy', `${options.label} is busy: ${Math.max(0, running + queue.length - size)} tasks are already waiting.`, {
-            hint: 'Try again in a moment. An admin can give it more threads (EMBEDDING_THREADS) on a machine with more cores.',
-            retryable: true,
-            retryAfterMs: 1000,
-          }),
+          new DocsChatError(
+            'service_busy',
+            `${options.label} is busy: ${Math.max(0, running + queue.length - size)} tasks are already waiting.`,
+            {
+              hint: 'Try again in a moment. An admin can give it more threads (EMBEDDING_THREADS) on a machine with more cores.',
+              retryable: true,
+              retryAfterMs: 1000,
+            },
+          ),
         );
       }
       return new Promise<Result>((resolve, reject) => {

@@ -26,7 +26,12 @@ export class ChatClientError extends Error {
   constructor(
     kind: ChatErrorKind,
     message: string,
-    options: { retryable?: boolean; status?: number | null; code?: HttpErrorCode | StreamErrorCode | null; retryAfterSeconds?: number | null } = {},
+    options: {
+      retryable?: boolean;
+      status?: number | null;
+      code?: HttpErrorCode | StreamErrorCode | null;
+      retryAfterSeconds?: number | null;
+    } = {},
   ) {
     super(message);
     this.name = 'ChatClientError';
@@ -64,7 +69,8 @@ export async function errorFromResponse(response: Response): Promise<ChatClientE
     if (isErrorResponseBody(body)) code = body.error.code;
     const { message: serverMessage, details } = (body as LooseErrorBody | null)?.error ?? {};
     if (typeof serverMessage === 'string') message = serverMessage;
-    if (Array.isArray(details) && details.length > 0) message = `${message} ${details.filter((detail) => typeof detail === 'string').join(' ')}`;
+    if (Array.isArray(details) && details.length > 0)
+      message = `${message} ${details.filter((detail) => typeof detail === 'string').join(' ')}`;
   } catch {
     // Not JSON (a proxy's error page, say): keep the generic message.
   }

@@ -2,7 +2,16 @@ import { chatReducer, initialChatState } from './chat-state.js';
 import type { StoredConversationMessage } from './conversation-api.js';
 
 function stored(id: string, role: 'user' | 'assistant', content: string, status: string): StoredConversationMessage {
-  return { id, role, content, mode: 'general', sources: [], status, finish_reason: status === 'interrupted' ? 'interrupted' : null, created_at: '2026-01-01T00:00:00.000Z' };
+  return {
+    id,
+    role,
+    content,
+    mode: 'general',
+    sources: [],
+    status,
+    finish_reason: status === 'interrupted' ? 'interrupted' : null,
+    created_at: '2026-01-01T00:00:00.000Z',
+  };
 }
 
 describe('resuming a stored conversation', () => {
@@ -12,7 +21,10 @@ describe('resuming a stored conversation', () => {
       conversation: {
         id: 'c1',
         created_at: '2026-01-01T00:00:00.000Z',
-        messages: [stored('q1', 'user', 'How do I install it?', 'complete'), stored('a1', 'assistant', 'Install the package from', 'interrupted')],
+        messages: [
+          stored('q1', 'user', 'How do I install it?', 'complete'),
+          stored('a1', 'assistant', 'Install the package from', 'interrupted'),
+        ],
       },
     });
     expect(state.messages.map((message) => [message.role, message.content, message.status])).toEqual([

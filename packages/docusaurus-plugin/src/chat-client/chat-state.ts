@@ -151,7 +151,14 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       };
       const assistant: ChatMessage = { ...user, localId: action.assistantId, role: 'assistant', content: '', status: 'streaming' };
       // The previous answer's announcement is over: the live region moves on to this question.
-      return { ...state, messages: [...state.messages, user, assistant], status: 'streaming', error: null, lastQuestion: question, announcement: '' };
+      return {
+        ...state,
+        messages: [...state.messages, user, assistant],
+        status: 'streaming',
+        error: null,
+        lastQuestion: question,
+        announcement: '',
+      };
     }
     case 'stream-event':
       return applyStreamEvent(state, action.event);

@@ -2,12 +2,20 @@ import { describe, expect, it } from '@jest/globals';
 import type { SourceRef } from '@docs-chat/protocol';
 import { citationNumbers, numberSources } from './cited-sources.js';
 
-const source = (name: string): SourceRef => ({ file: `${name}.md`, title: name, heading: null, heading_path: [name], url: `/docs/${name}`, score: 0.5 });
+const source = (name: string): SourceRef => ({
+  file: `${name}.md`,
+  title: name,
+  heading: null,
+  heading_path: [name],
+  url: `/docs/${name}`,
+  score: 0.5,
+});
 const [one, two, three] = [source('one'), source('two'), source('three')];
 
 describe('which source each citation of an answer points to', () => {
   it('reads citations in order of first appearance, in lists, quotes and tables too, never in code', () => {
-    const answer = 'Do this [3].\n\n- then [1][3]\n\n> and [2, 4]\n\n| a |\n| --- |\n| [5] |\n\n```js\nlist[6]\n```\n\nKeep `items[7]` and \\[8].';
+    const answer =
+      'Do this [3].\n\n- then [1][3]\n\n> and [2, 4]\n\n| a |\n| --- |\n| [5] |\n\n```js\nlist[6]\n```\n\nKeep `items[7]` and \\[8].';
     expect(citationNumbers(answer)).toEqual([3, 1, 2, 4, 5]);
   });
 

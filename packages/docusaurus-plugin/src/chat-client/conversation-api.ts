@@ -38,11 +38,7 @@ async function request(fetchImpl: FetchFunction, url: string, init: RequestInit)
 function isStoredMessage(value: unknown): value is StoredConversationMessage {
   if (typeof value !== 'object' || value === null) return false;
   const message = value as Record<string, unknown>;
-  return (
-    typeof message.id === 'string' &&
-    (message.role === 'user' || message.role === 'assistant') &&
-    typeof message.content === 'string'
-  );
+  return typeof message.id === 'string' && (message.role === 'user' || message.role === 'assistant') && typeof message.content === 'string';
 }
 
 /** The sources a reader can follow: a 1.x server's are read in its casing, malformed ones left out. */
@@ -97,7 +93,11 @@ export function exportUrl(serverUrl: string, conversationId: string, siteUrl?: s
 }
 
 /** Creates a read-only share of a conversation through `POST /conversations/:id/share`; resolves to the share id. */
-export async function shareConversation(serverUrl: string, conversationId: string, options: { fetch?: FetchFunction } = {}): Promise<string> {
+export async function shareConversation(
+  serverUrl: string,
+  conversationId: string,
+  options: { fetch?: FetchFunction } = {},
+): Promise<string> {
   const response = await request(options.fetch ?? fetch, `${serverUrl}/conversations/${encodeURIComponent(conversationId)}/share`, {
     method: 'POST',
     headers: { accept: 'application/json' },
@@ -110,7 +110,11 @@ export async function shareConversation(serverUrl: string, conversationId: strin
 }
 
 /** Deletes a conversation (and its shares) through `DELETE /conversations/:id`. */
-export async function deleteConversation(serverUrl: string, conversationId: string, options: { fetch?: FetchFunction } = {}): Promise<void> {
+export async function deleteConversation(
+  serverUrl: string,
+  conversationId: string,
+  options: { fetch?: FetchFunction } = {},
+): Promise<void> {
   await request(options.fetch ?? fetch, `${serverUrl}/conversations/${encodeURIComponent(conversationId)}`, {
     method: 'DELETE',
     headers: { accept: 'application/json' },

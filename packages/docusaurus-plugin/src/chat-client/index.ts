@@ -7,11 +7,22 @@ export {
   deleteConversation,
   fetchSharedConversation,
   exportUrl,
-  type StoredConversation, type StoredConversationMessage, type FeedbackRating } from './conversation-api.js';
+  type StoredConversation,
+  type StoredConversationMessage,
+  type FeedbackRating,
+} from './conversation-api.js';
 export { shareLink, shareIdFromLocation, isShareId, SHARE_PARAMETER } from './share-link.js';
 export { useSharedConversation, type SharedConversationState } from './use-shared-conversation.js';
 export { ChatClientError, type ChatErrorKind } from './chat-errors.js';
-export { chatReducer, initialChatState, type ChatState, type ChatMessage, type ChatAction, type ChatErrorState, type SentQuestion } from './chat-state.js';
+export {
+  chatReducer,
+  initialChatState,
+  type ChatState,
+  type ChatMessage,
+  type ChatAction,
+  type ChatErrorState,
+  type SentQuestion,
+} from './chat-state.js';
 export { useChat, type UseChat, type UseChatOptions } from './use-chat.js';
 export { useTextSelection, type PageSelection, type UseTextSelectionOptions } from './use-text-selection.js';
 export { useConversationPersistence, CONVERSATION_STORAGE_KEY, type ConversationPersistence } from './use-conversation-persistence.js';

@@ -25,12 +25,24 @@ export function parseShortcut(shortcut: string, apple = isApplePlatform()): Keyb
   return parsed;
 }
 
-export function matchesShortcut(event: Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>, shortcut: KeyboardShortcut): boolean {
-  if (event.ctrlKey !== shortcut.ctrl || event.metaKey !== shortcut.meta || event.altKey !== shortcut.alt || event.shiftKey !== shortcut.shift) {
+export function matchesShortcut(
+  event: Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>,
+  shortcut: KeyboardShortcut,
+): boolean {
+  if (
+    event.ctrlKey !== shortcut.ctrl ||
+    event.metaKey !== shortcut.meta ||
+    event.altKey !== shortcut.alt ||
+    event.shiftKey !== shortcut.shift
+  ) {
     return false;
   }
   // `code` keeps letters recognisable when Alt or a non-Latin layout changes `key`.
-  const codeKey = event.code.startsWith('Key') ? event.code.slice(3).toLowerCase() : event.code.startsWith('Digit') ? event.code.slice(5) : null;
+  const codeKey = event.code.startsWith('Key')
+    ? event.code.slice(3).toLowerCase()
+    : event.code.startsWith('Digit')
+      ? event.code.slice(5)
+      : null;
   return event.key.toLowerCase() === shortcut.key || codeKey === shortcut.key;
 }
 

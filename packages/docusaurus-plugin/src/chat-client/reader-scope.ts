@@ -39,7 +39,10 @@ function isDocsGlobalData(value: unknown): value is DocsGlobalData {
 }
 
 /** The docs instance and version a page belongs to, or an empty scope outside the docs. */
-export function activeDocsVersion(allDocsData: Record<string, unknown> | undefined, pathname: string): Pick<ReaderScope, 'version' | 'docsInstance'> {
+export function activeDocsVersion(
+  allDocsData: Record<string, unknown> | undefined,
+  pathname: string,
+): Pick<ReaderScope, 'version' | 'docsInstance'> {
   if (!allDocsData) return {};
   // Longest path first, so that /docs/community is tried before /docs.
   const instances = Object.entries(allDocsData)

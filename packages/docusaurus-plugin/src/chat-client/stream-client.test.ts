@@ -14,7 +14,12 @@ afterAll(async () => {
 
 async function collect(request = { message: 'How do I re-run the ingest?', mode: 'general' as const }, signal?: AbortSignal) {
   const events: ChatStreamEvent[] = [];
-  const outcome = await streamChat({ serverUrl: server.url, request, onEvent: (event) => events.push(event), ...(signal ? { signal } : {}) });
+  const outcome = await streamChat({
+    serverUrl: server.url,
+    request,
+    onEvent: (event) => events.push(event),
+    ...(signal ? { signal } : {}),
+  });
   return { events, outcome };
 }
 
@@ -83,10 +88,16 @@ describe('streamChat', () => {
           }),
           { headers: { 'content-type': 'text/event-stream' } },
         );
-      const wholeFrames: typeof fetch = async () => new Response(readFixture(fixture), { headers: { 'content-type': 'text/event-stream' } });
+      const wholeFrames: typeof fetch = async () =>
+        new Response(readFixture(fixture), { headers: { 'content-type': 'text/event-stream' } });
       const run = async (fetchImpl: typeof fetch) => {
         const events: ChatStreamEvent[] = [];
-        await streamChat({ serverUrl: 'http://docs-chat.invalid', request: { message: 'q', mode: 'general' }, onEvent: (event) => events.push(event), fetch: fetchImpl });
+        await streamChat({
+          serverUrl: 'http://docs-chat.invalid',
+          request: { message: 'q', mode: 'general' },
+          onEvent: (event) => events.push(event),
+          fetch: fetchImpl,
+        });
         return events;
       };
       const split = await run(byteByByte);
@@ -98,7 +109,11 @@ describe('streamChat', () => {
   it('passes an error event on and then rejects with a busy error the reader can retry', async () => {
     server.answerChatWith({ body: readFixture('error-busy.sse') });
     const events: ChatStreamEvent[] = [];
-    const failure = streamChat({ serverUrl: server.url, request: { message: 'q', mode: 'general' }, onEvent: (event) => events.push(event) });
+    const failure = streamChat({
+      serverUrl: server.url,
+      request: { message: 'q', mode: 'general' },
+      onEvent: (event) => events.push(event),
+    });
     await expect(failure).rejects.toMatchObject({ kind: 'busy', retryable: true, code: 'busy' });
     expect(events.at(-1)).toMatchObject({ type: 'error', code: 'busy' });
     expect(answerText(events)).toBe('Partial ans');
@@ -122,7 +137,11 @@ describe('streamChat', () => {
   ])('rejects %s as a malformed stream, after the events before it', async (_name, fixture) => {
     server.answerChatWith({ body: readFixture(fixture) });
     const events: ChatStreamEvent[] = [];
-    const failure = streamChat({ serverUrl: server.url, request: { message: 'q', mode: 'general' }, onEvent: (event) => events.push(event) });
+    const failure = streamChat({
+      serverUrl: server.url,
+      request: { message: 'q', mode: 'general' },
+      onEvent: (event) => events.push(event),
+    });
     await expect(failure).rejects.toMatchObject({ kind: 'protocol', message: 'The server sent a malformed answer stream.' });
     expect(events.map((event) => event.type)).toEqual(['meta', 'token']);
   });
@@ -188,7 +207,10 @@ describe('streamChat', () => {
     const legacy = await collect();
     expect(legacy.outcome).toBe('done');
     expect(legacy.events).toEqual(current.events);
-    expect(legacy.events[1]).toMatchObject({ type: 'sources', sources: [{ heading_path: ['Ingest', 'Re-running the ingest'] }, { heading_path: [] }] });
+    expect(legacy.events[1]).toMatchObject({
+      type: 'sources',
+      sources: [{ heading_path: ['Ingest', 'Re-running the ingest'] }, { heading_path: [] }],
+    });
   });
 
   it('stops reading and closes the connection when aborted mid-stream', async () => {

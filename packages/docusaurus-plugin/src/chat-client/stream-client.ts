@@ -32,7 +32,13 @@ function majorVersion(version: string): string {
  * when the signal fires; rejects with a ChatClientError for anything a reader
  * should be told about (including an `error` event, after passing it to onEvent).
  */
-export async function streamChat({ serverUrl, request, onEvent, signal, fetch: fetchImpl = fetch }: StreamChatOptions): Promise<StreamOutcome> {
+export async function streamChat({
+  serverUrl,
+  request,
+  onEvent,
+  signal,
+  fetch: fetchImpl = fetch,
+}: StreamChatOptions): Promise<StreamOutcome> {
   let response: Response;
   try {
     response = await fetchImpl(`${serverUrl}/chat`, {

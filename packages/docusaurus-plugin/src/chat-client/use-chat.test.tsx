@@ -94,8 +94,26 @@ describe('useChat', () => {
       id: CONVERSATION_ID,
       created_at: '',
       messages: [
-        { id: 'a1b2c3d4-0000-4000-8000-000000000001', role: 'user', content: 'Q', mode: 'selection', sources: [], status: 'complete', finish_reason: null, created_at: '' },
-        { id: 'a1b2c3d4-0000-4000-8000-000000000002', role: 'assistant', content: 'Partial', mode: 'selection', sources: null, status: 'interrupted', finish_reason: 'interrupted', created_at: '' },
+        {
+          id: 'a1b2c3d4-0000-4000-8000-000000000001',
+          role: 'user',
+          content: 'Q',
+          mode: 'selection',
+          sources: [],
+          status: 'complete',
+          finish_reason: null,
+          created_at: '',
+        },
+        {
+          id: 'a1b2c3d4-0000-4000-8000-000000000002',
+          role: 'assistant',
+          content: 'Partial',
+          mode: 'selection',
+          sources: null,
+          status: 'interrupted',
+          finish_reason: 'interrupted',
+          created_at: '',
+        },
         { id: 'broken' },
       ],
     });
@@ -104,7 +122,14 @@ describe('useChat', () => {
     expect(result.current.state.conversationId).toBe(CONVERSATION_ID);
     expect(result.current.state.messages).toMatchObject([
       { role: 'user', content: 'Q', mode: 'selection', serverId: null },
-      { role: 'assistant', content: 'Partial', status: 'interrupted', sources: [], citedSourcesOnly: true, serverId: 'a1b2c3d4-0000-4000-8000-000000000002' },
+      {
+        role: 'assistant',
+        content: 'Partial',
+        status: 'interrupted',
+        sources: [],
+        citedSourcesOnly: true,
+        serverId: 'a1b2c3d4-0000-4000-8000-000000000002',
+      },
     ]);
     act(() => result.current.startNew());
     expect(result.current.state.messages).toEqual([]);

@@ -5,9 +5,7 @@ import { fetchSharedConversation } from './conversation-api.js';
 import type { FetchFunction } from './stream-client.js';
 
 export type SharedConversationState =
-  | { status: 'loading' }
-  | { status: 'loaded'; messages: ChatMessage[] }
-  | { status: 'failed'; error: ChatClientError };
+  { status: 'loading' } | { status: 'loaded'; messages: ChatMessage[] } | { status: 'failed'; error: ChatClientError };
 
 /** A shared conversation, loaded read-only: its messages carry no server ids, so nothing in it can be rated or continued. */
 export function useSharedConversation(serverUrl: string, shareId: string | null, fetchImpl?: FetchFunction): SharedConversationState {
@@ -24,7 +22,10 @@ export function useSharedConversation(serverUrl: string, shareId: string | null,
       })
       .catch((error: unknown) => {
         if (isAbortError(error)) return;
-        setState({ status: 'failed', error: error instanceof ChatClientError ? error : new ChatClientError('server', 'Something unexpected went wrong.') });
+        setState({
+          status: 'failed',
+          error: error instanceof ChatClientError ? error : new ChatClientError('server', 'Something unexpected went wrong.'),
+        });
       });
     return () => controller.abort();
   }, [serverUrl, shareId, fetchImpl]);

@@ -14,11 +14,7 @@ import styles from './insights.module.css';
 /** Where the token is kept: this tab only. */
 export const TOKEN_STORAGE_KEY = 'docs-chat:insights-token';
 
-type LoadState =
-  | { kind: 'idle' }
-  | { kind: 'loading' }
-  | { kind: 'failed'; message: string }
-  | { kind: 'loaded'; report: InsightsReport };
+type LoadState = { kind: 'idle' } | { kind: 'loading' } | { kind: 'failed'; message: string } | { kind: 'loaded'; report: InsightsReport };
 
 export interface InsightsPageProps {
   /** The docs-chat server, without a trailing slash. */
@@ -169,14 +165,20 @@ export function InsightsReportView({ report }: { report: InsightsReport }): Reac
       <div className={styles.columns}>
         <section aria-labelledby="insights-gaps-chart">
           <h2 id="insights-gaps-chart">Top coverage gaps</h2>
-          {topGaps.length === 0 ? <p>No question was refused in this period.</p> : <Bars items={topGaps.map((gap) => ({ label: gap.question, value: gap.count, href: gap.edit?.url }))} />}
+          {topGaps.length === 0 ? (
+            <p>No question was refused in this period.</p>
+          ) : (
+            <Bars items={topGaps.map((gap) => ({ label: gap.question, value: gap.count, href: gap.edit?.url }))} />
+          )}
         </section>
         <section aria-labelledby="insights-cited-chart">
           <h2 id="insights-cited-chart">Most cited pages</h2>
           {report.pages.most_cited.length === 0 ? (
             <p>No answer cited a page in this period.</p>
           ) : (
-            <Bars items={report.pages.most_cited.slice(0, 10).map((page) => ({ label: page.title, value: page.citations, href: page.url }))} />
+            <Bars
+              items={report.pages.most_cited.slice(0, 10).map((page) => ({ label: page.title, value: page.citations, href: page.url }))}
+            />
           )}
         </section>
       </div>
@@ -275,7 +277,10 @@ export function InsightsReportView({ report }: { report: InsightsReport }): Reac
       <div className={styles.columns}>
         <section aria-labelledby="insights-least">
           <h2 id="insights-least">Least cited pages</h2>
-          <PageTable pages={report.pages.least_cited} empty={`Fewer than ${report.pages.most_cited.length + 1} pages were cited: see the most cited.`} />
+          <PageTable
+            pages={report.pages.least_cited}
+            empty={`Fewer than ${report.pages.most_cited.length + 1} pages were cited: see the most cited.`}
+          />
         </section>
         <section aria-labelledby="insights-selection">
           <h2 id="insights-selection">Highlight-and-ask by page</h2>

@@ -61,7 +61,10 @@ export function QuestionsPerDayChart({ days }: { days: InsightsReport['per_day']
           ],
           axes: [
             // Whole days only, in UTC like the report's days.
-            { incrs: [DAY_SECONDS, 2 * DAY_SECONDS, 7 * DAY_SECONDS, 30 * DAY_SECONDS], values: (_chart: unknown, splits: number[]) => splits.map((split) => new Date(split * 1000).toISOString().slice(5, 10)) },
+            {
+              incrs: [DAY_SECONDS, 2 * DAY_SECONDS, 7 * DAY_SECONDS, 30 * DAY_SECONDS],
+              values: (_chart: unknown, splits: number[]) => splits.map((split) => new Date(split * 1000).toISOString().slice(5, 10)),
+            },
             { label: 'questions' },
           ],
           scales: { x: { time: true }, y: { range: (_chart: unknown, _min: number, max: number) => [0, Math.max(1, max)] } },
@@ -79,7 +82,9 @@ export function QuestionsPerDayChart({ days }: { days: InsightsReport['per_day']
   return (
     <figure className={styles.chart}>
       <div ref={container} data-testid="questions-per-day-chart" />
-      <figcaption className={styles.note}>Stacked: answered at the bottom, refused above, errors on top; the top line is all questions (days in UTC).</figcaption>
+      <figcaption className={styles.note}>
+        Stacked: answered at the bottom, refused above, errors on top; the top line is all questions (days in UTC).
+      </figcaption>
       <table className={styles.visuallyHidden}>
         <caption>Questions per day</caption>
         <thead>

@@ -40,18 +40,21 @@ window.matchMedia ??= ((query: string) => ({
 // and records the text drawn so the axis labels can be checked.
 const drawnText: string[] = [];
 HTMLCanvasElement.prototype.getContext = function getContext() {
-  return new Proxy<Record<string | symbol, unknown>>({}, {
-    get(target, key) {
-      if (key === 'measureText') return (text: string) => ({ width: text.length * 6 });
-      if (key === 'fillText') return (text: string) => void drawnText.push(String(text));
-      if (key in target) return target[key];
-      return () => undefined;
+  return new Proxy<Record<string | symbol, unknown>>(
+    {},
+    {
+      get(target, key) {
+        if (key === 'measureText') return (text: string) => ({ width: text.length * 6 });
+        if (key === 'fillText') return (text: string) => void drawnText.push(String(text));
+        if (key in target) return target[key];
+        return () => undefined;
+      },
+      set(target, key, value) {
+        target[key] = value;
+        return true;
+      },
     },
-    set(target, key, value) {
-      target[key] = value;
-      return true;
-    },
-  });
+  );
 } as unknown as typeof HTMLCanvasElement.prototype.getContext;
 
 // Paths are built with Path2D, which jsdom lacks too: a path that accepts every segment.
@@ -71,7 +74,9 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     requests.push({ url: request.url ?? '', authorization: request.headers.authorization });
     if (request.headers.authorization !== `Bearer ${TOKEN}`) {
-      response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'unauthorized', message: 'Send the token.' } }));
+      response
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'unauthorized', message: 'Send the token.' } }));
       return;
     }
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
@@ -118,7 +123,11 @@ describe('the insights page', () => {
     if (!gap?.edit) throw new Error('the recorded report has no gap with a page to edit');
     const gapsTable = screen.getByRole('heading', { name: 'Unanswered questions (coverage gaps)' }).parentElement as HTMLElement;
     const gapRow = within(gapsTable).getByRole('cell', { name: gap.question }).parentElement as HTMLElement;
-    expect(within(gapRow).getByRole('link', { name: gap.edit.file ?? gap.edit.url }).getAttribute('href')).toBe(gap.edit.url);
+    expect(
+      within(gapRow)
+        .getByRole('link', { name: gap.edit.file ?? gap.edit.url })
+        .getAttribute('href'),
+    ).toBe(gap.edit.url);
 
     const topGroup = recorded.top_questions[0];
     expect(screen.getByRole('cell', { name: topGroup?.question ?? '' })).toBeTruthy();
@@ -126,7 +135,11 @@ describe('the insights page', () => {
     expect(screen.getAllByRole('cell', { name: downVoted?.question ?? '' }).length).toBeGreaterThan(0);
     const mostCited = recorded.pages.most_cited[0];
     const citedChart = screen.getByRole('heading', { name: 'Most cited pages' }).parentElement as HTMLElement;
-    expect(within(citedChart).getByRole('link', { name: mostCited?.title ?? '' }).getAttribute('href')).toBe(mostCited?.url);
+    expect(
+      within(citedChart)
+        .getByRole('link', { name: mostCited?.title ?? '' })
+        .getAttribute('href'),
+    ).toBe(mostCited?.url);
     expect(screen.getByRole('link', { name: recorded.selection_by_page[0]?.title ?? '' })).toBeTruthy();
   });
 

@@ -26,7 +26,13 @@ export interface InsightsReport {
   per_day: { day: string; questions: number; answered: number; refused: number; errors: number }[];
   top_questions: { question: string; count: number; variants: string[] }[];
   grouping: { method: 'embeddings' | 'exact_text'; threshold: number | null; texts_considered: number };
-  gaps: { question: string; count: number; last_asked: string; closest: InsightsSection[]; edit: { url: string; file: string | null } | null }[];
+  gaps: {
+    question: string;
+    count: number;
+    last_asked: string;
+    closest: InsightsSection[];
+    edit: { url: string; file: string | null } | null;
+  }[];
   down_voted: { question: string | null; answer: string; reason: string | null; rated_at: string; sources: InsightsSection[] }[];
   pages: { most_cited: InsightsPageCount[]; least_cited: InsightsPageCount[]; cited_pages: number };
   selection_by_page: { url: string; title: string | null; questions: number }[];

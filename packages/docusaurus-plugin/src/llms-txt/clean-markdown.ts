@@ -82,7 +82,11 @@ interface JsxNode {
 /** The text a component shows as its label or title (`<TabItem label="npm">`), when given as a plain string. */
 function visibleLabel(node: JsxNode): string | null {
   for (const attribute of node.attributes) {
-    if (attribute.type === 'mdxJsxAttribute' && (attribute.name === 'label' || attribute.name === 'title') && typeof attribute.value === 'string') {
+    if (
+      attribute.type === 'mdxJsxAttribute' &&
+      (attribute.name === 'label' || attribute.name === 'title') &&
+      typeof attribute.value === 'string'
+    ) {
       return attribute.value.trim() || null;
     }
   }
@@ -98,7 +102,8 @@ function strip(parent: Parent): void {
       const element = child as unknown as JsxNode;
       strip(element);
       const label = visibleLabel(element);
-      if (label && type === 'mdxJsxFlowElement') children.push({ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: label }] }] });
+      if (label && type === 'mdxJsxFlowElement')
+        children.push({ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: label }] }] });
       children.push(...element.children);
       continue;
     }
@@ -124,7 +129,9 @@ function parse(text: string, mdx: boolean): Root {
   return (mdx ? processor.use(remarkMdx) : processor).parse(text);
 }
 
-const stringifier = unified().use(remarkGfm).use(remarkStringify, { bullet: '-', fences: true, rule: '-', emphasis: '_', listItemIndent: 'one' });
+const stringifier = unified()
+  .use(remarkGfm)
+  .use(remarkStringify, { bullet: '-', fences: true, rule: '-', emphasis: '_', listItemIndent: 'one' });
 
 export function toCleanMarkdown(source: string): CleanMarkdown {
   const text = preprocess(source);
@@ -139,5 +146,9 @@ export function toCleanMarkdown(source: string): CleanMarkdown {
   strip(tree);
   const first = tree.children[0] as Nodes | undefined;
   const markdown = tree.children.length === 0 ? '' : stringifier.stringify(tree);
-  return { markdown: markdown.trim() ? `${markdown.trim()}\n` : '', frontMatter, startsWithTitle: first?.type === 'heading' && first.depth === 1 };
+  return {
+    markdown: markdown.trim() ? `${markdown.trim()}\n` : '',
+    frontMatter,
+    startsWithTitle: first?.type === 'heading' && first.depth === 1,
+  };
 }

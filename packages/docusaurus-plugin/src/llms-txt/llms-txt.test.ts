@@ -10,14 +10,21 @@ import docsChatPlugin, { validateOptions, type Options, type PluginOptions } fro
 import { toCleanMarkdown } from './clean-markdown.js';
 import { markdownTwinPath } from './write-llms-txt.js';
 
-const { normalizePluginOptions } = createRequire(import.meta.url)('@docusaurus/utils-validation') as typeof import('@docusaurus/utils-validation');
+const { normalizePluginOptions } = createRequire(import.meta.url)(
+  '@docusaurus/utils-validation',
+) as typeof import('@docusaurus/utils-validation');
 const siteDir = fileURLToPath(new URL('./__fixtures__/site/', import.meta.url));
 
 function validate(options: Options | undefined): PluginOptions {
   return validateOptions({ validate: (schema, value) => normalizePluginOptions(schema, value as Partial<PluginOptions>), options });
 }
 
-const siteConfig = { title: 'Lanterns', tagline: 'Light for static sites.', url: 'https://acme.example', baseUrl: '/lanterns/' } as DocusaurusConfig;
+const siteConfig = {
+  title: 'Lanterns',
+  tagline: 'Light for static sites.',
+  url: 'https://acme.example',
+  baseUrl: '/lanterns/',
+} as DocusaurusConfig;
 
 describe('llms.txt at build', () => {
   let outDir: string;
@@ -29,7 +36,10 @@ describe('llms.txt at build', () => {
   });
 
   async function build(options: Options = {}): Promise<void> {
-    const plugin = docsChatPlugin({ siteDir, generatedFilesDir: join(outDir, '.docusaurus'), siteConfig } as LoadContext, validate({ writePermalinks: false, search: { staticIndex: false }, ...options }));
+    const plugin = docsChatPlugin(
+      { siteDir, generatedFilesDir: join(outDir, '.docusaurus'), siteConfig } as LoadContext,
+      validate({ writePermalinks: false, search: { staticIndex: false }, ...options }),
+    );
     const allContent = JSON.parse(readFileSync(join(siteDir, 'all-content.json'), 'utf8').replaceAll('<siteDir>', siteDir)) as AllContent;
     await plugin.allContentLoaded?.({ allContent, actions: {} as PluginContentLoadedActions });
     await plugin.postBuild?.({ outDir, baseUrl: '/lanterns/', siteConfig } as Parameters<NonNullable<typeof plugin.postBuild>>[0]);
@@ -74,8 +84,12 @@ describe('llms.txt at build', () => {
     expect(setup).toContain('```js title="light.js"\nlantern.light({ wick: 3 }); // {#not-a-heading-id}\n```');
     expect(setup).toMatch(/\| Part +\| Material +\|/);
     const intro = await readFile(join(outDir, 'docs', 'intro.md'), 'utf8');
-    expect(intro).toBe('# Welcome to Lanterns\n\nLanterns lights up **static** sites with [search](./guides/setup.mdx).\n\n## Why lanterns\n\nThey are cheap and bright.\n');
-    await expect(readFile(join(outDir, 'docs', 'guides', 'cleaning', 'index.html.md'), 'utf8')).resolves.toBe('# Cleaning\n\nWipe the glass with a dry cloth.\n');
+    expect(intro).toBe(
+      '# Welcome to Lanterns\n\nLanterns lights up **static** sites with [search](./guides/setup.mdx).\n\n## Why lanterns\n\nThey are cheap and bright.\n',
+    );
+    await expect(readFile(join(outDir, 'docs', 'guides', 'cleaning', 'index.html.md'), 'utf8')).resolves.toBe(
+      '# Cleaning\n\nWipe the glass with a dry cloth.\n',
+    );
     await expect(readFile(join(outDir, 'docs', 'hidden.md'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
@@ -83,7 +97,9 @@ describe('llms.txt at build', () => {
     await build();
     const full = await readFile(join(outDir, 'llms-full.txt'), 'utf8');
     expect(full.startsWith('# Lanterns\n\n> Light for static sites.\n\n# Welcome to Lanterns\n')).toBe(true);
-    const order = ['# Welcome to Lanterns', '# Setting up a lantern', '# Cleaning', '# Changelog'].map((heading) => full.indexOf(`\n${heading}\n`));
+    const order = ['# Welcome to Lanterns', '# Setting up a lantern', '# Cleaning', '# Changelog'].map((heading) =>
+      full.indexOf(`\n${heading}\n`),
+    );
     expect(order.every((position) => position > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(full).toContain('Source: https://acme.example/lanterns/docs/guides/setup\n');

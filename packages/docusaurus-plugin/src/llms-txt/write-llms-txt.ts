@@ -76,7 +76,10 @@ function sidebarGroups(items: SidebarItem[], group: string | null, into: Map<str
 
 /** The pages to list: every published doc of the last version of each docs instance, in sidebar order, then the rest. */
 export function collectLlmsPages(allContent: AllContent, siteDir: string): LlmsTxtPage[] {
-  const instances = (allContent['docusaurus-plugin-content-docs'] ?? {}) as Record<string, { loadedVersions?: LoadedVersion[] } | undefined>;
+  const instances = (allContent['docusaurus-plugin-content-docs'] ?? {}) as Record<
+    string,
+    { loadedVersions?: LoadedVersion[] } | undefined
+  >;
   const pages: LlmsTxtPage[] = [];
   for (const content of Object.values(instances)) {
     const versions = (content?.loadedVersions ?? []).filter((version) => Array.isArray(version.docs));
@@ -151,6 +154,14 @@ export async function writeLlmsTxt(outDir: string, site: LlmsTxtSite, pages: Llm
   const llmsTxt = join(outDir, 'llms.txt');
   const llmsFullTxt = join(outDir, 'llms-full.txt');
   await writeFile(llmsTxt, `${index.join('\n').trimEnd()}\n`, 'utf8');
-  await writeFile(llmsFullTxt, `${fullText.join('\n').trimEnd().replace(/\n---$/, '').trimEnd()}\n`, 'utf8');
+  await writeFile(
+    llmsFullTxt,
+    `${fullText
+      .join('\n')
+      .trimEnd()
+      .replace(/\n---$/, '')
+      .trimEnd()}\n`,
+    'utf8',
+  );
   return { pages: written, skipped, files: { llmsTxt, llmsFullTxt } };
 }

@@ -15,7 +15,9 @@ function storage(): Storage | null {
 export function readRecentSearches(): string[] {
   try {
     const parsed: unknown = JSON.parse(storage()?.getItem(RECENT_SEARCHES_STORAGE_KEY) ?? '[]');
-    return Array.isArray(parsed) ? parsed.filter((entry): entry is string => typeof entry === 'string' && entry.trim() !== '').slice(0, MAX_RECENT_SEARCHES) : [];
+    return Array.isArray(parsed)
+      ? parsed.filter((entry): entry is string => typeof entry === 'string' && entry.trim() !== '').slice(0, MAX_RECENT_SEARCHES)
+      : [];
   } catch {
     return [];
   }
@@ -25,7 +27,10 @@ export function readRecentSearches(): string[] {
 export function rememberSearch(query: string): string[] {
   const trimmed = query.trim().slice(0, MAX_STORED_QUERY_CHARS);
   if (trimmed === '') return readRecentSearches();
-  const next = [trimmed, ...readRecentSearches().filter((entry) => entry.toLowerCase() !== trimmed.toLowerCase())].slice(0, MAX_RECENT_SEARCHES);
+  const next = [trimmed, ...readRecentSearches().filter((entry) => entry.toLowerCase() !== trimmed.toLowerCase())].slice(
+    0,
+    MAX_RECENT_SEARCHES,
+  );
   try {
     storage()?.setItem(RECENT_SEARCHES_STORAGE_KEY, JSON.stringify(next));
   } catch {

@@ -39,7 +39,10 @@ describe('search, server first', () => {
     expect(outcome.hits.map((hit) => hit.url)).toEqual(['/handbook/docs/guides/lamp#trimming-the-wick', '/handbook/docs/guides/lamp']);
     expect(outcome.hits[0]?.headings.map((heading) => heading.text)).toEqual(['Trimming the wick']);
     // The server sends no match positions: the query's own words are marked.
-    expect(outcome.hits[0]?.snippet.highlights.map(([start, end]) => outcome.hits[0]?.snippet.text.slice(start, end))).toEqual(['Trim', 'wick']);
+    expect(outcome.hits[0]?.snippet.highlights.map(([start, end]) => outcome.hits[0]?.snippet.text.slice(start, end))).toEqual([
+      'Trim',
+      'wick',
+    ]);
     expect(servers.serverRequests).toEqual(['/search?q=trim%20the%20wick&k=10']);
     expect(servers.siteRequests).toEqual([]);
   });

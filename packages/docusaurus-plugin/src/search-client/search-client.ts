@@ -52,7 +52,8 @@ export function createSearchClient(options: SearchClientOptions): SearchClient {
   }
 
   async function searchStatic(query: string): Promise<SearchHitView[]> {
-    if (!options.manifestUrl) throw new SearchUnavailableError('This site has no static search index and the docs-chat server does not answer.');
+    if (!options.manifestUrl)
+      throw new SearchUnavailableError('This site has no static search index and the docs-chat server does not answer.');
     const engine = await loadStaticSearchEngine(options.manifestUrl, fetchImpl, now);
     return engine.search(query, { limit: SEARCH_RESULT_LIMIT }).hits.map((hit) => ({
       url: hit.url,

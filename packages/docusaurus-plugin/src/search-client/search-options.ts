@@ -3,7 +3,11 @@ import { groupByPage, type SearchOption } from './search-results.js';
 import type { SearchState } from './use-search.js';
 
 /** Hits grouped by page, the recent searches while nothing is typed, and the row that asks the chat. */
-export function searchOptions(state: SearchState, query: string, options: { recent: readonly string[]; offerAsk: boolean }): SearchOption[] {
+export function searchOptions(
+  state: SearchState,
+  query: string,
+  options: { recent: readonly string[]; offerAsk: boolean },
+): SearchOption[] {
   const trimmed = query.trim();
   const rows: SearchOption[] = [];
   const outcome = state.status === 'done' ? state.outcome : state.status === 'searching' ? state.previous : null;

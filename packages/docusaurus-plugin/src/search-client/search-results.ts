@@ -55,7 +55,4 @@ export function groupByPage(hits: readonly SearchHitView[]): SearchHitGroup[] {
 }
 
 /** One row of a search combobox's listbox: a section found, a recent search, or the row that asks the chat instead. */
-export type SearchOption =
-  | { kind: 'hit'; hit: SearchHitView }
-  | { kind: 'recent'; query: string }
-  | { kind: 'ask'; question: string };
+export type SearchOption = { kind: 'hit'; hit: SearchHitView } | { kind: 'recent'; query: string } | { kind: 'ask'; question: string };

@@ -57,13 +57,18 @@ export async function searchServer(options: {
   try {
     let response: Response;
     try {
-      response = await options.fetch(`${options.serverUrl}/search?q=${encodeURIComponent(options.query)}&k=${options.limit}${scopeQueryString(options.scope)}`, {
-        headers: { accept: 'application/json' },
-        signal: controller.signal,
-      });
+      response = await options.fetch(
+        `${options.serverUrl}/search?q=${encodeURIComponent(options.query)}&k=${options.limit}${scopeQueryString(options.scope)}`,
+        {
+          headers: { accept: 'application/json' },
+          signal: controller.signal,
+        },
+      );
     } catch {
       if (options.signal?.aborted) throw new DOMException('The search was replaced by a newer one.', 'AbortError');
-      throw new ServerSearchError(controller.signal.aborted ? `The server did not answer within ${options.timeoutMs} ms.` : 'The server cannot be reached.');
+      throw new ServerSearchError(
+        controller.signal.aborted ? `The server did not answer within ${options.timeoutMs} ms.` : 'The server cannot be reached.',
+      );
     }
     if (!response.ok) throw new ServerSearchError(`The server answered ${response.status}.`, response.status);
     let body: unknown;

@@ -42,7 +42,11 @@ async function load(manifestUrl: string, fetchImpl: typeof fetch): Promise<Stati
 }
 
 /** The engine over the site's static index; rejects with SearchUnavailableError when the index cannot be used. */
-export function loadStaticSearchEngine(manifestUrl: string, fetchImpl: typeof fetch = fetch, now: () => number = Date.now): Promise<StaticSearchEngine> {
+export function loadStaticSearchEngine(
+  manifestUrl: string,
+  fetchImpl: typeof fetch = fetch,
+  now: () => number = Date.now,
+): Promise<StaticSearchEngine> {
   const known = loads.get(manifestUrl);
   if (known && (known.failedAt === null || now() - known.failedAt < RETRY_FAILED_LOAD_AFTER_MS)) return known.engine;
   const entry = { engine: load(manifestUrl, fetchImpl), failedAt: null as number | null };

@@ -16,7 +16,11 @@ export interface ListboxNavigation {
  * `resetKey` changes whenever the options change (a new query, new results):
  * the first option then becomes active, so Enter opens the best result.
  */
-export function useListboxNavigation(optionCount: number, resetKey: unknown, handlers: { onChoose: (index: number) => void; onEscape: () => void }): ListboxNavigation {
+export function useListboxNavigation(
+  optionCount: number,
+  resetKey: unknown,
+  handlers: { onChoose: (index: number) => void; onEscape: () => void },
+): ListboxNavigation {
   const [activeIndex, setActiveIndex] = useState(optionCount > 0 ? 0 : -1);
   useEffect(() => {
     setActiveIndex(optionCount > 0 ? 0 : -1);

@@ -36,9 +36,40 @@ const CONTENT_CLASS = 'theme-doc-markdown';
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'button', 'nav', 'select', 'textarea', 'iframe', 'object']);
 /** Elements after which the text flows on in a new block (so words from two paragraphs never merge). */
 const BLOCK_ELEMENTS = new Set([
-  'p', 'div', 'section', 'article', 'aside', 'header', 'footer', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'pre', 'blockquote',
-  'table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th', 'caption', 'figure', 'figcaption', 'details', 'summary', 'hr',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'p',
+  'div',
+  'section',
+  'article',
+  'aside',
+  'header',
+  'footer',
+  'li',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'pre',
+  'blockquote',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'td',
+  'th',
+  'caption',
+  'figure',
+  'figcaption',
+  'details',
+  'summary',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
 ]);
 /** Blocks that end a run of text (cells and other boxes only keep words apart). */
 const FLUSHING_BLOCKS = new Set(['p', 'li', 'tr', 'blockquote', 'table', 'dd', 'dt', 'details', 'summary', 'figure', 'figcaption']);
@@ -52,7 +83,12 @@ function hasClass(attributes: Record<string, string>, name: string): boolean {
 }
 
 function tidy(text: string): string {
-  return text.replace(INVISIBLE, '').replace(/[ \t\f\v\r]+/g, ' ').replace(/ *\n */g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return text
+    .replace(INVISIBLE, '')
+    .replace(/[ \t\f\v\r]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /**

@@ -25,8 +25,14 @@ describe('the static search index written after the build', () => {
   }
 
   it('finds a page built with trailingSlash true, false or unset, under a base URL', () => {
-    expect(builtPageFiles('/out', '/handbook/', '/handbook/docs/lamp/')).toEqual([join('/out', 'docs/lamp', 'index.html'), join('/out', 'docs/lamp.html')]);
-    expect(builtPageFiles('/out', '/handbook/', '/handbook/docs/lamp')).toEqual([join('/out', 'docs/lamp', 'index.html'), join('/out', 'docs/lamp.html')]);
+    expect(builtPageFiles('/out', '/handbook/', '/handbook/docs/lamp/')).toEqual([
+      join('/out', 'docs/lamp', 'index.html'),
+      join('/out', 'docs/lamp.html'),
+    ]);
+    expect(builtPageFiles('/out', '/handbook/', '/handbook/docs/lamp')).toEqual([
+      join('/out', 'docs/lamp', 'index.html'),
+      join('/out', 'docs/lamp.html'),
+    ]);
     expect(builtPageFiles('/out', '/', '/')).toEqual([join('/out', 'index.html')]);
   });
 

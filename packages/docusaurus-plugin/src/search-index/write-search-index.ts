@@ -60,7 +60,11 @@ async function readFirst(files: string[]): Promise<string | null> {
 }
 
 /** Builds the index file's content from the built pages; the docs keep their order. */
-export async function buildSearchIndex(outDir: string, baseUrl: string, docs: readonly IndexedDoc[]): Promise<{ index: SearchIndexFile; skipped: SearchIndexWrite['skipped'] }> {
+export async function buildSearchIndex(
+  outDir: string,
+  baseUrl: string,
+  docs: readonly IndexedDoc[],
+): Promise<{ index: SearchIndexFile; skipped: SearchIndexWrite['skipped'] }> {
   const pages: IndexedPage[] = [];
   const sections: IndexedSection[] = [];
   const skipped: SearchIndexWrite['skipped'] = [];

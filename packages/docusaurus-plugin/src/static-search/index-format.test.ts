@@ -8,17 +8,29 @@ const section = [0, '', [], 1, 'Text'];
 describe('reading the static index and its manifest', () => {
   it('accepts a well-formed index and manifest', () => {
     expect(parseSearchIndex({ format: 'docs-chat-search-index', version: 1, pages: [page], sections: [section] }).sections).toHaveLength(1);
-    expect(parseSearchManifest({ format: 'docs-chat-search-manifest', version: 1, index: 'search-index.0a1b2c3d4e5f.json', pages: 1, sections: 1 }).index).toBe(
-      'search-index.0a1b2c3d4e5f.json',
-    );
+    expect(
+      parseSearchManifest({
+        format: 'docs-chat-search-manifest',
+        version: 1,
+        index: 'search-index.0a1b2c3d4e5f.json',
+        pages: 1,
+        sections: 1,
+      }).index,
+    ).toBe('search-index.0a1b2c3d4e5f.json');
   });
 
   it.each<[string, unknown]>([
     ['something that is not an index', { hello: 'world' }],
     ['an index of another version', { format: 'docs-chat-search-index', version: 2, pages: [], sections: [] }],
     ['an index without sections', { format: 'docs-chat-search-index', version: 1, pages: [] }],
-    ['a section pointing at a page that does not exist', { format: 'docs-chat-search-index', version: 1, pages: [page], sections: [[3, '', [], 1, 'x']] }],
-    ['a section with a heading that is not text', { format: 'docs-chat-search-index', version: 1, pages: [page], sections: [[0, '', [7], 1, 'x']] }],
+    [
+      'a section pointing at a page that does not exist',
+      { format: 'docs-chat-search-index', version: 1, pages: [page], sections: [[3, '', [], 1, 'x']] },
+    ],
+    [
+      'a section with a heading that is not text',
+      { format: 'docs-chat-search-index', version: 1, pages: [page], sections: [[0, '', [7], 1, 'x']] },
+    ],
     ['a page without a title', { format: 'docs-chat-search-index', version: 1, pages: [['/docs/intro']], sections: [] }],
     ['null', null],
   ])('refuses %s with a SearchIndexError', (_case, value) => {

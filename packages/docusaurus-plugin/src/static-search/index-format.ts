@@ -79,7 +79,8 @@ export function parseSearchIndex(value: unknown): SearchIndexFile {
   const { pages, sections } = index;
   if (!Array.isArray(pages) || !Array.isArray(sections)) throw new SearchIndexError('The search index has no pages or sections.');
   for (const page of pages) {
-    if (!Array.isArray(page) || typeof page[0] !== 'string' || typeof page[1] !== 'string') throw new SearchIndexError('A page of the search index is damaged.');
+    if (!Array.isArray(page) || typeof page[0] !== 'string' || typeof page[1] !== 'string')
+      throw new SearchIndexError('A page of the search index is damaged.');
   }
   for (const section of sections) {
     if (

@@ -196,7 +196,8 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
   const termCount = termNames.length;
   const postingCount = pairTerms.length;
   const starts = new Uint32Array(termCount + 1);
-  for (let index = 0; index < postingCount; index++) starts[(pairTerms.values[index] as number) + 1] = (starts[(pairTerms.values[index] as number) + 1] as number) + 1;
+  for (let index = 0; index < postingCount; index++)
+    starts[(pairTerms.values[index] as number) + 1] = (starts[(pairTerms.values[index] as number) + 1] as number) + 1;
   for (let number = 0; number < termCount; number++) starts[number + 1] = (starts[number + 1] as number) + (starts[number] as number);
   const postingSections = new Uint32Array(postingCount);
   const postingCounts = new Uint32Array(postingCount * 3);
@@ -260,9 +261,7 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
   }
 
   function mostFrequent(found: Set<string>): string[] {
-    return [...found]
-      .sort((a, b) => documentFrequency(b) - documentFrequency(a))
-      .slice(0, MAX_EXPANSIONS);
+    return [...found].sort((a, b) => documentFrequency(b) - documentFrequency(a)).slice(0, MAX_EXPANSIONS);
   }
 
   function queryGroups(query: string): QueryGroup[] {

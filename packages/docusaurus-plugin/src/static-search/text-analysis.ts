@@ -97,7 +97,10 @@ function analyzeWord(word: string): WordAnalysis {
   const known = wordMemo.get(word);
   if (known) return known;
   const terms: { term: string; surface: string }[] = [];
-  const raw = word.replace(/^[_$]+|[_$]+$/g, '').replace(/'s$/i, '').replace(/[’']/g, '');
+  const raw = word
+    .replace(/^[_$]+|[_$]+$/g, '')
+    .replace(/'s$/i, '')
+    .replace(/[’']/g, '');
   if (raw.length > 0) {
     if (BIGRAM_SCRIPT.test(raw)) {
       for (const piece of raw.split(/([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+)/u)) {

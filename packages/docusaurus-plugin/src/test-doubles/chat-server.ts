@@ -80,7 +80,10 @@ export async function startChatTestServer(): Promise<ChatTestServer> {
   const state = { feedbackStatus: 201 };
 
   const answerChat = async (response: ServerResponse): Promise<void> => {
-    const answer = (answers.length > 1 ? answers.shift() : answers[0]) ?? { status: 500, json: { error: { code: 'internal_error', message: 'No scripted answer' } } };
+    const answer = (answers.length > 1 ? answers.shift() : answers[0]) ?? {
+      status: 500,
+      json: { error: { code: 'internal_error', message: 'No scripted answer' } },
+    };
     if (answer.json !== undefined || (answer.status ?? 200) >= 400) {
       response.writeHead(answer.status ?? 500, { 'content-type': 'application/json', ...answer.headers });
       response.end(JSON.stringify(answer.json ?? {}));
@@ -129,23 +132,35 @@ export async function startChatTestServer(): Promise<ChatTestServer> {
       const share = /^\/conversations\/([^/]+)\/share$/.exec(request.url ?? '');
       if (request.method === 'POST' && share) {
         const id = decodeURIComponent(share[1] ?? '');
-        if (!conversations.has(id)) return sendJson(response, 404, { error: { code: 'conversation_not_found', message: 'No conversation has this id.' } });
+        if (!conversations.has(id))
+          return sendJson(response, 404, { error: { code: 'conversation_not_found', message: 'No conversation has this id.' } });
         const shareId = randomBytes(24).toString('base64url');
         shares.set(shareId, id);
         return sendJson(response, 201, { share_id: shareId, path: `/shared/${shareId}` });
       }
       const sharedView = /^\/shared\/([^/]+)$/.exec(request.url ?? '');
       if (request.method === 'GET' && sharedView) {
-        const stored = conversations.get(shares.get(decodeURIComponent(sharedView[1] ?? '')) ?? '') as { created_at: string; messages: Record<string, unknown>[] } | undefined;
-        if (!stored) return sendJson(response, 404, { error: { code: 'share_not_found', message: 'This shared conversation does not exist or was deleted.' } });
+        const stored = conversations.get(shares.get(decodeURIComponent(sharedView[1] ?? '')) ?? '') as
+          { created_at: string; messages: Record<string, unknown>[] } | undefined;
+        if (!stored)
+          return sendJson(response, 404, {
+            error: { code: 'share_not_found', message: 'This shared conversation does not exist or was deleted.' },
+          });
         return sendJson(response, 200, {
           created_at: stored.created_at,
-          messages: stored.messages.map(({ role, content, sources, status, created_at }) => ({ role, content, sources, status, created_at })),
+          messages: stored.messages.map(({ role, content, sources, status, created_at }) => ({
+            role,
+            content,
+            sources,
+            status,
+            created_at,
+          })),
         });
       }
       if (request.method === 'DELETE' && conversation) {
         const id = decodeURIComponent(conversation[1] ?? '');
-        if (!conversations.delete(id)) return sendJson(response, 404, { error: { code: 'conversation_not_found', message: 'No conversation has this id.' } });
+        if (!conversations.delete(id))
+          return sendJson(response, 404, { error: { code: 'conversation_not_found', message: 'No conversation has this id.' } });
         for (const [shareId, target] of shares) if (target === id) shares.delete(shareId);
         response.writeHead(204);
         response.end();

@@ -44,7 +44,9 @@ export function readSearchFixture(name: string): string {
 }
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -54,13 +56,20 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-export async function startSearchTestServers(index: StaticIndexFixture = { kind: 'lighthouse' }, baseUrl = '/'): Promise<SearchTestServers> {
+export async function startSearchTestServers(
+  index: StaticIndexFixture = { kind: 'lighthouse' },
+  baseUrl = '/',
+): Promise<SearchTestServers> {
   const siteRequests: string[] = [];
   const serverRequests: string[] = [];
   let answers: ScriptedSearchAnswer[] = [{}];
   const manifestPath = `${baseUrl}docs-chat/search-manifest.json`;
   const indexBody =
-    index.kind === 'lighthouse' ? readFileSync(new URL('lighthouse-index.json', staticSearchFixtures), 'utf8') : index.kind === 'file' ? readSearchFixture(index.name) : null;
+    index.kind === 'lighthouse'
+      ? readFileSync(new URL('lighthouse-index.json', staticSearchFixtures), 'utf8')
+      : index.kind === 'file'
+        ? readSearchFixture(index.name)
+        : null;
 
   const site = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;

@@ -40,7 +40,9 @@ export function usePanelLayout(open: boolean, side: 'left' | 'right', panelWidth
     if (typeof window.matchMedia !== 'function') return undefined;
     const update = (): void => setLayout(layoutFor(panelWidth));
     update();
-    const queries = [`(max-width: ${FULL_SCREEN_MAX_WIDTH}px)`, `(min-width: ${panelWidth + PAGE_MIN_WIDTH_BESIDE_PANEL}px)`].map((query) => window.matchMedia(query));
+    const queries = [`(max-width: ${FULL_SCREEN_MAX_WIDTH}px)`, `(min-width: ${panelWidth + PAGE_MIN_WIDTH_BESIDE_PANEL}px)`].map((query) =>
+      window.matchMedia(query),
+    );
     for (const query of queries) query.addEventListener('change', update);
     return () => {
       for (const query of queries) query.removeEventListener('change', update);

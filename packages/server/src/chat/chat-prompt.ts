@@ -7,8 +7,7 @@
  */
 import type { ChatPage } from '@docs-chat/core/protocol';
 
-export const OUT_OF_SCOPE_ANSWER =
-  "I couldn't find anything about that in these docs. Could you rephrase it, or ask something else?";
+export const OUT_OF_SCOPE_ANSWER = "I couldn't find anything about that in these docs. Could you rephrase it, or ask something else?";
 
 export function generalSystemPrompt(contextText: string, page: ChatPage | undefined): string {
   return [

@@ -21,7 +21,15 @@ import {
   type TokenUsage,
   type WarningEvent,
 } from '@docs-chat/core/protocol';
-import type { AssembleContext, AssembledContext, ContextSource, CountTokens, RequestedScope, Retriever, SearchResponse } from '../core-api.js';
+import type {
+  AssembleContext,
+  AssembledContext,
+  ContextSource,
+  CountTokens,
+  RequestedScope,
+  Retriever,
+  SearchResponse,
+} from '../core-api.js';
 import { boundSelection, isDocsChatError } from '../core-api.js';
 import type { MessageStatus } from '../conversations/conversation-store.js';
 import type { ChatModel, ChatModelRequest, ChatTurn } from '../llm/chat-model.js';
@@ -253,7 +261,12 @@ export class ChatService {
         : {}),
     };
     // A question about another version is answered from that version, and the answer says so.
-    if (scope?.readerVersion) yield { type: 'warning', code: 'other_version', message: otherVersionNote(scope.versionLabel, scope.readerVersionLabel ?? scope.readerVersion) };
+    if (scope?.readerVersion)
+      yield {
+        type: 'warning',
+        code: 'other_version',
+        message: otherVersionNote(scope.versionLabel, scope.readerVersionLabel ?? scope.readerVersion),
+      };
 
     yield* this.streamModel(
       turn,

@@ -18,7 +18,14 @@ function outsideCode(answer: string): string {
   for (const line of answer.split('\n')) {
     const marker = /^\s*(?:>\s*)*(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence === null && marker) fence = marker;
-    else if (fence !== null && marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim().replace(/^(?:>\s*)*/, '') === marker) fence = null;
+    else if (
+      fence !== null &&
+      marker &&
+      marker[0] === fence[0] &&
+      marker.length >= fence.length &&
+      line.trim().replace(/^(?:>\s*)*/, '') === marker
+    )
+      fence = null;
     else if (fence === null) lines.push(line.replace(/(`+)[\s\S]*?\1/g, ''));
   }
   return lines.join('\n');

@@ -12,7 +12,10 @@ const SETUP_TIMEOUT_MS = 120_000;
  * A TCP relay in front of the real Postgres that can be switched off and on,
  * like a database restarting under a running server.
  */
-async function startSwitchableRelay(target: { host: string; port: number }): Promise<{ port: number; up: boolean; close(): Promise<void> }> {
+async function startSwitchableRelay(target: {
+  host: string;
+  port: number;
+}): Promise<{ port: number; up: boolean; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const state = { up: false };
   const server: Server = createServer((client) => {

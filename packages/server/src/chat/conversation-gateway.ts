@@ -58,7 +58,10 @@ export class ConversationGateway {
       await this.recover();
       return true;
     } catch (error) {
-      this.logger.warn({ err: describeError(error) }, 'conversation store unavailable at start-up: answers will stream without being saved');
+      this.logger.warn(
+        { err: describeError(error) },
+        'conversation store unavailable at start-up: answers will stream without being saved',
+      );
       return false;
     }
   }
@@ -117,10 +120,14 @@ export class ConversationGateway {
           this.store.interruptStalePending(STALE_PENDING_MS[this.store.backend], [...this.running]),
           this.operationTimeoutMs,
         );
-        if (interrupted > 0) this.logger.info({ interrupted }, 'answers left unfinished by a stopped server or a database outage are marked interrupted');
+        if (interrupted > 0)
+          this.logger.info({ interrupted }, 'answers left unfinished by a stopped server or a database outage are marked interrupted');
       } catch (error) {
         this.needsRecovery = true;
-        this.logger.warn({ err: describeError(error) }, 'could not mark unfinished answers as interrupted; retrying after the next database call');
+        this.logger.warn(
+          { err: describeError(error) },
+          'could not mark unfinished answers as interrupted; retrying after the next database call',
+        );
       }
     })().finally(() => {
       this.recovering = null;
@@ -196,7 +203,12 @@ function asUnavailable(error: unknown): Error {
 
 function isDatabaseConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|57P0[1-3])$/.test(code);
+  return (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|57P0[1-3])$/.test(
+      code,
+    )
+  );
 }
 
 /** What may be logged about an error: its class, code and message, never request data. */

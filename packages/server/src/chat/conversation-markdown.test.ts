@@ -7,7 +7,18 @@ function source(title: string, url: string, heading = 'Usage'): SourceRef {
 }
 
 function message(role: 'user' | 'assistant', content: string, extra: Partial<StoredMessage> = {}): StoredMessage {
-  return { id: 'm', conversationId: 'c', role, content, mode: 'general', sources: [], status: 'complete', finishReason: null, createdAt: '2026-11-24T10:00:00.000Z', ...extra };
+  return {
+    id: 'm',
+    conversationId: 'c',
+    role,
+    content,
+    mode: 'general',
+    sources: [],
+    status: 'complete',
+    finishReason: null,
+    createdAt: '2026-11-24T10:00:00.000Z',
+    ...extra,
+  };
 }
 
 function conversation(messages: StoredMessage[]): StoredConversation {
@@ -25,8 +36,12 @@ describe('a conversation exported as Markdown', () => {
     expect(markdown).toContain(
       'Run the installer [[3]](https://docs.example.com/docs/install#usage), then lock it [[1]](https://docs.example.com/docs/locks)[[3]](https://docs.example.com/docs/install#usage).',
     );
-    expect(markdown).toContain('**Sources**\n\n1. [Install › Usage](https://docs.example.com/docs/install#usage)\n2. [Locks](https://docs.example.com/docs/locks)');
-    expect(markdown.startsWith('# Conversation with the docs assistant\n\n_Started 2026-11-24T10:00:00.000Z_\n\n## Question\n\nHow?')).toBe(true);
+    expect(markdown).toContain(
+      '**Sources**\n\n1. [Install › Usage](https://docs.example.com/docs/install#usage)\n2. [Locks](https://docs.example.com/docs/locks)',
+    );
+    expect(markdown.startsWith('# Conversation with the docs assistant\n\n_Started 2026-11-24T10:00:00.000Z_\n\n## Question\n\nHow?')).toBe(
+      true,
+    );
   });
 
   it('leaves brackets inside code alone, and keeps relative links when the site address is not known', () => {

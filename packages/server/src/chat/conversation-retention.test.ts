@@ -7,7 +7,13 @@ import { startConversationRetention } from './conversation-retention.js';
 function recordingLogger(): ServerLogger & { infos: { details: object; message: string }[]; warns: string[] } {
   const infos: { details: object; message: string }[] = [];
   const warns: string[] = [];
-  return { infos, warns, info: (details, message) => void infos.push({ details, message }), warn: (_details, message) => void warns.push(message), error: () => undefined };
+  return {
+    infos,
+    warns,
+    info: (details, message) => void infos.push({ details, message }),
+    warn: (_details, message) => void warns.push(message),
+    error: () => undefined,
+  };
 }
 
 let store: ConversationStore;
@@ -33,12 +39,25 @@ describe('conversation retention', () => {
     const old = await conversationWithAQuestion();
     // Seen from 40 days ahead, both are 40 days idle; with a 30-day retention both go; with 60 days none.
     const later = Date.now() + 40 * 86_400_000;
-    const keepAll = startConversationRetention({ retentionDays: 60, conversations: new ConversationGateway(store, logger), logger, now: () => later, firstDelayMs: 60_000 });
+    const keepAll = startConversationRetention({
+      retentionDays: 60,
+      conversations: new ConversationGateway(store, logger),
+      logger,
+      now: () => later,
+      firstDelayMs: 60_000,
+    });
     await expect(keepAll.sweep()).resolves.toBe(0);
     keepAll.stop();
     await expect(store.conversationExists(kept)).resolves.toBe(true);
 
-    const sweeping = startConversationRetention({ retentionDays: 30, conversations: new ConversationGateway(store, logger), logger, now: () => later, firstDelayMs: 5, intervalMs: 60_000 });
+    const sweeping = startConversationRetention({
+      retentionDays: 30,
+      conversations: new ConversationGateway(store, logger),
+      logger,
+      now: () => later,
+      firstDelayMs: 5,
+      intervalMs: 60_000,
+    });
     const deadline = Date.now() + 5000;
     while (logger.infos.filter((entry) => entry.message === 'conversation retention sweep done').length < 2 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -53,7 +72,12 @@ describe('conversation retention', () => {
   it('logs a failed sweep with what happens next instead of crashing', async () => {
     const logger = recordingLogger();
     await store.close();
-    const retention = startConversationRetention({ retentionDays: 1, conversations: new ConversationGateway(store, logger), logger, firstDelayMs: 1 });
+    const retention = startConversationRetention({
+      retentionDays: 1,
+      conversations: new ConversationGateway(store, logger),
+      logger,
+      firstDelayMs: 1,
+    });
     const deadline = Date.now() + 5000;
     while (logger.warns.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     retention.stop();

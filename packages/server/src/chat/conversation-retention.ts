@@ -42,7 +42,10 @@ export function startConversationRetention(options: ConversationRetentionOptions
       removed += batch;
       if (batch < BATCH || stopped) break;
     }
-    options.logger.info({ removed, retentionDays: options.retentionDays, cutoff: cutoff.toISOString() }, 'conversation retention sweep done');
+    options.logger.info(
+      { removed, retentionDays: options.retentionDays, cutoff: cutoff.toISOString() },
+      'conversation retention sweep done',
+    );
     return removed;
   };
 

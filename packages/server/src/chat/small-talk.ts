@@ -7,8 +7,14 @@
 export type SmallTalkKind = 'greeting' | 'thanks' | 'goodbye';
 
 const PATTERNS: [SmallTalkKind, RegExp][] = [
-  ['greeting', /^(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|day)|hey there|hi there|hello there|bonjour|hola|hallo)( (bot|there|everyone|all|docs chat|assistant))?$/],
-  ['thanks', /^((ok|okay|great|cool|perfect|awesome|nice|got it|that helps|that helped)( )?)*(thanks|thank you|thank you so much|thanks a lot|many thanks|thx|ty|cheers|much appreciated|merci|danke|gracias)( (a lot|so much|very much|again|for (the|your) help))?$/],
+  [
+    'greeting',
+    /^(hi|hello|hey|hiya|howdy|yo|greetings|good (morning|afternoon|evening|day)|hey there|hi there|hello there|bonjour|hola|hallo)( (bot|there|everyone|all|docs chat|assistant))?$/,
+  ],
+  [
+    'thanks',
+    /^((ok|okay|great|cool|perfect|awesome|nice|got it|that helps|that helped)( )?)*(thanks|thank you|thank you so much|thanks a lot|many thanks|thx|ty|cheers|much appreciated|merci|danke|gracias)( (a lot|so much|very much|again|for (the|your) help))?$/,
+  ],
   ['goodbye', /^(bye|goodbye|bye bye|see you|see ya|cya|that is all|thats all)( (for now|then|later))?$/],
 ];
 

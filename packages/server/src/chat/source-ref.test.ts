@@ -27,7 +27,11 @@ function chunk(overrides: Partial<Chunk>): Chunk {
 describe('toSourceRef', () => {
   it('cites a page by its URL and a JSON record without a URL by its id', () => {
     expect(toSourceRef({ number: 1, chunk: chunk({}), score: 0.5 })).not.toHaveProperty('id');
-    const record = toSourceRef({ number: 1, chunk: chunk({ file: 'records:rules/no-eval', docId: 'no-eval', title: 'No eval', url: '', pageUrl: '', source: 'records:rules' }), score: 0.5 });
+    const record = toSourceRef({
+      number: 1,
+      chunk: chunk({ file: 'records:rules/no-eval', docId: 'no-eval', title: 'No eval', url: '', pageUrl: '', source: 'records:rules' }),
+      score: 0.5,
+    });
     expect(record).toMatchObject({ title: 'No eval', url: '', id: 'no-eval' });
   });
 });

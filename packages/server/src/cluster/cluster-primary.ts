@@ -134,7 +134,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     const alive = await runningEverywhere();
     const target = [...live.values()].find((entry) => entry.ready);
     // Answers started after `askedAt` are younger than this and left alone; older ones nobody is writing died.
-    if (target) send(target.worker, { type: 'docs-chat:interrupt-orphans', aliveElsewhere: alive, olderThanMs: Date.now() - askedAt + 1000 });
+    if (target)
+      send(target.worker, { type: 'docs-chat:interrupt-orphans', aliveElsewhere: alive, olderThanMs: Date.now() - askedAt + 1000 });
   };
 
   const onDeath = (index: number, startedAt: number, code: number | null, signal: string | null): void => {
@@ -151,7 +152,10 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         () => recoverOrphans(),
         (error: unknown) => {
           // A replacement that cannot start will not start on the next try either.
-          logger.fatal({ worker: index + 1, err: { message: (error as Error).message } }, 'a server process could not be restarted: stopping');
+          logger.fatal(
+            { worker: index + 1, err: { message: (error as Error).message } },
+            'a server process could not be restarted: stopping',
+          );
           void stop().then(() => endCluster(1));
         },
       );

@@ -22,10 +22,10 @@ const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 async function captureStderr(run: () => Promise<number>): Promise<{ code: number; stderr: string }> {
   const original = process.stderr.write.bind(process.stderr);
   let stderr = '';
-  process.stderr.write = ((chunk: string | Uint8Array) => {
+  process.stderr.write = (chunk: string | Uint8Array) => {
     stderr += chunk.toString();
     return true;
-  });
+  };
   try {
     return { code: await run(), stderr };
   } finally {
@@ -36,18 +36,23 @@ async function captureStderr(run: () => Promise<number>): Promise<{ code: number
 describe('WORKERS', () => {
   const cores = availableParallelism();
 
-  it.each(['0', '-1', 'two', '1.5', String(cores * 4 + 1)])('stops start-up with exit code 2 and the allowed values when WORKERS=%s', async (value) => {
-    const { code, stderr } = await captureStderr(() => runServeCommand([], { WORKERS: value, DATABASE_URL: 'postgres://localhost/x' }));
-    expect(code).toBe(2);
-    expect(stderr).toContain(`WORKERS="${value}" is not valid`);
-    expect(stderr).toContain(`auto (one server process per CPU core, ${cores} here) or a whole number from 1 to ${cores * 4}`);
-    expect(stderr).not.toMatch(/\n\s+at /);
-  });
+  it.each(['0', '-1', 'two', '1.5', String(cores * 4 + 1)])(
+    'stops start-up with exit code 2 and the allowed values when WORKERS=%s',
+    async (value) => {
+      const { code, stderr } = await captureStderr(() => runServeCommand([], { WORKERS: value, DATABASE_URL: 'postgres://localhost/x' }));
+      expect(code).toBe(2);
+      expect(stderr).toContain(`WORKERS="${value}" is not valid`);
+      expect(stderr).toContain(`auto (one server process per CPU core, ${cores} here) or a whole number from 1 to ${cores * 4}`);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 
   it('stops start-up with exit code 2 when several processes are asked for without DATABASE_URL', async () => {
     const { code, stderr } = await captureStderr(() => runServeCommand([], { WORKERS: '2' }));
     expect(code).toBe(2);
-    expect(stderr).toMatch(/WORKERS=2 runs 2 server processes, which needs DATABASE_URL: the embedded PGlite database can only be opened by one process/);
+    expect(stderr).toMatch(
+      /WORKERS=2 runs 2 server processes, which needs DATABASE_URL: the embedded PGlite database can only be opened by one process/,
+    );
     expect(stderr).toMatch(/Set DATABASE_URL .* or set WORKERS=1/);
   });
 
@@ -61,16 +66,29 @@ describe('WORKERS', () => {
   });
 
   it('refuses several processes with the git sync, which runs in one', () => {
-    expect(() => readWorkerCount({ WORKERS: '2', DATABASE_URL: 'postgres://localhost/x', GIT_URL: 'https://example.com/docs.git' }, 4)).toThrow(DocsChatError);
+    expect(() =>
+      readWorkerCount({ WORKERS: '2', DATABASE_URL: 'postgres://localhost/x', GIT_URL: 'https://example.com/docs.git' }, 4),
+    ).toThrow(DocsChatError);
   });
 });
 
 /** A request on a fresh connection, so that the cluster hands it to the next process in turn. */
-function send(url: string, method: 'GET' | 'POST', path: string, body?: unknown, fromAddress = '127.0.0.1'): Promise<{ status: number; text: string }> {
+function send(
+  url: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  fromAddress = '127.0.0.1',
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
       `${url}${path}`,
-      { method, agent: false, localAddress: fromAddress, headers: body === undefined ? {} : { 'content-type': 'application/json', accept: 'application/json' } },
+      {
+        method,
+        agent: false,
+        localAddress: fromAddress,
+        headers: body === undefined ? {} : { 'content-type': 'application/json', accept: 'application/json' },
+      },
       (incoming) => {
         let text = '';
         incoming.setEncoding('utf8');
@@ -155,7 +173,13 @@ if (postgresUrl) {
           LOG_LEVEL: 'debug',
         });
         const server = serve;
-        const pidsOf = (message: string) => new Set(server.logs().filter((entry) => entry.msg === message).map((entry) => entry.pid));
+        const pidsOf = (message: string) =>
+          new Set(
+            server
+              .logs()
+              .filter((entry) => entry.msg === message)
+              .map((entry) => entry.pid),
+          );
 
         // Two processes answer, in turn, on one port.
         for (let index = 0; index < 4; index += 1) expect((await send(server.url, 'GET', '/search?q=install')).status).toBe(200);
@@ -163,13 +187,16 @@ if (postgresUrl) {
 
         // Five questions from one reader spread over both processes: the fifth is over the shared limit of 4.
         const statuses: number[] = [];
-        for (let index = 0; index < 5; index += 1) statuses.push((await send(server.url, 'POST', '/chat', { message: 'How do I install Tidewater?', mode: 'general' })).status);
+        for (let index = 0; index < 5; index += 1)
+          statuses.push((await send(server.url, 'POST', '/chat', { message: 'How do I install Tidewater?', mode: 'general' })).status);
         expect(statuses).toEqual([200, 200, 200, 200, 429]);
         await eventually(() => pidsOf('chat answer finished').size === 2, 5_000);
 
         // An answer is running when its process is killed (asked from another address: this one is over its limit).
         gemini.setDelay(300);
-        void send(server.url, 'POST', '/chat', { message: 'How do I configure the harbor?', mode: 'general' }, '127.0.0.2').catch(() => undefined);
+        void send(server.url, 'POST', '/chat', { message: 'How do I configure the harbor?', mode: 'general' }, '127.0.0.2').catch(
+          () => undefined,
+        );
         let started: Record<string, unknown> | undefined;
         await eventually(() => {
           const logs = server.logs();
@@ -179,13 +206,22 @@ if (postgresUrl) {
         }, 10_000);
         const sql = postgres(schema.url, { max: 1, onnotice: () => undefined });
         try {
-          await eventually(async () => (await sql`select status from messages where id = ${String(started!.messageId)}`)[0]?.status === 'pending', 10_000);
+          await eventually(
+            async () => (await sql`select status from messages where id = ${String(started!.messageId)}`)[0]?.status === 'pending',
+            10_000,
+          );
           process.kill(Number(started!.pid), 'SIGKILL');
-          await eventually(() => server.logs().filter((entry) => entry.msg === 'docs-chat server ready' && entry.workers === undefined).length === 3, 30_000);
+          await eventually(
+            () => server.logs().filter((entry) => entry.msg === 'docs-chat server ready' && entry.workers === undefined).length === 3,
+            30_000,
+          );
           const deaths = server.logs().filter((entry) => String(entry.msg).startsWith('a server process died'));
           expect(deaths).toHaveLength(1);
           expect(deaths[0]).toMatchObject({ restartInMs: 1000, deathsInARow: 1, signal: 'SIGKILL' });
-          await eventually(async () => (await sql`select status from messages where id = ${String(started!.messageId)}`)[0]?.status === 'interrupted', 15_000);
+          await eventually(
+            async () => (await sql`select status from messages where id = ${String(started!.messageId)}`)[0]?.status === 'interrupted',
+            15_000,
+          );
         } finally {
           await sql.end();
         }

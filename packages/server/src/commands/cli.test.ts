@@ -17,9 +17,14 @@ interface CliResult {
 
 function docsChat(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [tsx, cli, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [tsx, cli, ...args],
+      { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -32,7 +37,10 @@ describe('the docs-chat command line', () => {
     workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-cli-'));
     docsDir = path.join(workDir, 'docs');
     await fs.mkdir(docsDir, { recursive: true });
-    await fs.writeFile(path.join(docsDir, 'rockets.md'), '# Rockets\n\n## Fuelling the rocket\n\nLiquid oxygen is loaded two hours before launch.\n');
+    await fs.writeFile(
+      path.join(docsDir, 'rockets.md'),
+      '# Rockets\n\n## Fuelling the rocket\n\nLiquid oxygen is loaded two hours before launch.\n',
+    );
     await fs.writeFile(path.join(docsDir, 'crew.md'), '# Crew\n\n## Training the crew\n\nAstronauts train in the centrifuge every week.\n');
     env = { DATA_DIR: path.join(workDir, 'data'), EMBEDDING_PROVIDER: 'local' };
   });
@@ -61,7 +69,13 @@ describe('the docs-chat command line', () => {
     expect(result.code).toBe(0);
     const results = JSON.parse(result.stdout) as { url: string }[];
     expect(Array.isArray(results)).toBe(true);
-    expect(results[0]).toMatchObject({ rank: 1, file: 'rockets.md', title: 'Rockets', heading_path: ['Rockets', 'Fuelling the rocket'], out_of_scope: false });
+    expect(results[0]).toMatchObject({
+      rank: 1,
+      file: 'rockets.md',
+      title: 'Rockets',
+      heading_path: ['Rockets', 'Fuelling the rocket'],
+      out_of_scope: false,
+    });
     expect(results[0]?.url).toBe('/docs/rockets#fuelling-the-rocket');
     expect(results.length).toBeLessThanOrEqual(2);
   }, 60_000);
@@ -97,9 +111,14 @@ describe('the docs-chat command line', () => {
   }, 60_000);
 
   it('refuses a DATA_DIR whose parent folder is missing in one line with exit code 2', async () => {
-    const result = await docsChat(['ingest', '--docs', path.join(workDir, 'nowhere')], { ...env, DATA_DIR: path.join(workDir, 'no-such-parent', 'data') });
+    const result = await docsChat(['ingest', '--docs', path.join(workDir, 'nowhere')], {
+      ...env,
+      DATA_DIR: path.join(workDir, 'no-such-parent', 'data'),
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`its parent folder ${path.join(workDir, 'no-such-parent')} does not exist`)]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining(`its parent folder ${path.join(workDir, 'no-such-parent')} does not exist`),
+    ]);
   }, 60_000);
 
   it('fails with a clear error and a non-zero exit code when the docs folder is missing', async () => {
@@ -112,7 +131,11 @@ describe('the docs-chat command line', () => {
   it('answers an unknown command in one line naming the commands, and an unknown flag with the usage text', async () => {
     const unknown = await docsChat(['frobnicate'], env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^docs-chat: unknown command "frobnicate"; the commands are ingest, search, insights, serve, mcp \(run `docs-chat --help`/)]);
+    expect(unknown.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^docs-chat: unknown command "frobnicate"; the commands are ingest, search, insights, serve, mcp \(run `docs-chat --help`/,
+      ),
+    ]);
     const badFlag = await docsChat(['ingest', '--fast'], env);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain('--rebuild');

@@ -32,7 +32,9 @@ function progressBar(stream: NodeJS.WriteStream): (progress: IngestProgress) => 
     const width = 30;
     const ratio = progress.total === 0 ? 1 : Math.min(1, progress.done / progress.total);
     const filled = Math.round(ratio * width);
-    stream.write(`\r${PHASE_LABELS[progress.phase]} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${progress.done}/${progress.total}   `);
+    stream.write(
+      `\r${PHASE_LABELS[progress.phase]} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${progress.done}/${progress.total}   `,
+    );
     if (progress.phase === 'done') stream.write('\n');
   };
 }
@@ -119,14 +121,14 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
     values.docs !== undefined && values.site !== undefined
       ? '--docs and --site cannot be used together: --docs reads one docs folder, --site a whole Docusaurus site.'
       : sources > 1
-      ? 'Give one source per run: --docs, --site, --git or --records.'
-      : values.records !== undefined && values.map === undefined
-        ? "--records needs --map 'id=PATH,title=PATH,text=PATH,url=PATH' saying where each field is."
-        : (values.ref !== undefined || values.path !== undefined) && values.git === undefined
-          ? '--ref and --path go with --git URL_OR_PATH.'
-          : (values.map !== undefined || values.name !== undefined) && values.records === undefined
-            ? '--map and --name go with --records FILE_OR_DIR.'
-            : null;
+        ? 'Give one source per run: --docs, --site, --git or --records.'
+        : values.records !== undefined && values.map === undefined
+          ? "--records needs --map 'id=PATH,title=PATH,text=PATH,url=PATH' saying where each field is."
+          : (values.ref !== undefined || values.path !== undefined) && values.git === undefined
+            ? '--ref and --path go with --git URL_OR_PATH.'
+            : (values.map !== undefined || values.name !== undefined) && values.records === undefined
+              ? '--map and --name go with --records FILE_OR_DIR.'
+              : null;
   if (problem) {
     process.stderr.write(`${problem}\n${USAGE}`);
     return 2;
@@ -137,7 +139,11 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
   process.once('SIGTERM', onSignal);
   try {
     const config = loadCoreConfig(env);
-    const onProgress = values.json ? undefined : process.stderr.isTTY === true ? progressBar(process.stderr) : progressLines(process.stderr);
+    const onProgress = values.json
+      ? undefined
+      : process.stderr.isTTY === true
+        ? progressBar(process.stderr)
+        : progressLines(process.stderr);
     const common = {
       rebuild: values.rebuild ?? false,
       dryRun: values['dry-run'] ?? false,
@@ -146,9 +152,17 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
     };
     const report =
       values.git !== undefined
-        ? await runGitIngest(config, { ...common, git: { url: values.git, ref: values.ref ?? config.git?.ref, path: values.path ?? config.git?.path } })
+        ? await runGitIngest(config, {
+            ...common,
+            git: { url: values.git, ref: values.ref ?? config.git?.ref, path: values.path ?? config.git?.path },
+          })
         : values.records !== undefined
-          ? await runRecordsIngest(config, { ...common, input: values.records, map: values.map as string, ...(values.name ? { name: values.name } : {}) })
+          ? await runRecordsIngest(config, {
+              ...common,
+              input: values.records,
+              map: values.map as string,
+              ...(values.name ? { name: values.name } : {}),
+            })
           : await runIngest(config, {
               ...common,
               // DOCS_SITE_DIR makes the whole site the default source; --docs still reads one folder.
@@ -163,7 +177,8 @@ export async function runIngestCommand(args: string[], env: NodeJS.ProcessEnv): 
     return report.files.failed.length > 0 ? 1 : 0;
   } catch (error) {
     if (isDocsChatError(error)) {
-      if (values.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint } })}\n`);
+      if (values.json)
+        process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint } })}\n`);
       process.stderr.write(`docs-chat ingest: ${error.describe()}\n`);
       return 1;
     }

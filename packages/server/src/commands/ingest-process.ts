@@ -18,24 +18,33 @@ const CLI = fileURLToPath(new URL(`../cli${path.extname(fileURLToPath(import.met
 export function runIngestProcess(env: NodeJS.ProcessEnv, options: { rebuild?: boolean; dryRun?: boolean }): Promise<IngestReport> {
   const args = ['ingest', '--json', ...(options.rebuild ? ['--rebuild'] : []), ...(options.dryRun ? ['--dry-run'] : [])];
   // From the TypeScript sources the child needs the loader the server itself may have been started without (tests).
-  const execArgv = CLI.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx')) ? [...process.execArgv, '--import', 'tsx'] : process.execArgv;
+  const execArgv =
+    CLI.endsWith('.ts') && !process.execArgv.some((flag) => flag.includes('tsx'))
+      ? [...process.execArgv, '--import', 'tsx']
+      : process.execArgv;
   return new Promise<IngestReport>((resolve, reject) => {
     // Without the cluster's own variable: the ingest is a plain process, not another server of the cluster.
     const { NODE_UNIQUE_ID: _cluster, ...plainEnv } = env;
-    const child = fork(CLI, args, { env: { ...plainEnv, [SERVER_INGEST_VARIABLE]: '1' }, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = fork(CLI, args, {
+      env: { ...plainEnv, [SERVER_INGEST_VARIABLE]: '1' },
+      execArgv,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
     child.once('error', reject);
     child.once('exit', (code, signal) => {
-      let parsed: (IngestReport & { error?: undefined }) | { error: { code: DocsChatErrorCode; message: string; hint?: string } } | undefined;
+      let parsed:
+        (IngestReport & { error?: undefined }) | { error: { code: DocsChatErrorCode; message: string; hint?: string } } | undefined;
       try {
         parsed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as typeof parsed;
       } catch {
         parsed = undefined;
       }
-      if (parsed?.error) reject(new DocsChatError(parsed.error.code, parsed.error.message, parsed.error.hint ? { hint: parsed.error.hint } : {}));
+      if (parsed?.error)
+        reject(new DocsChatError(parsed.error.code, parsed.error.message, parsed.error.hint ? { hint: parsed.error.hint } : {}));
       else if (parsed) resolve(parsed);
       else reject(new Error(`the ingest process ended (${signal ?? `exit code ${code}`}) without a report: ${stderr.trim()}`));
     });

@@ -14,9 +14,14 @@ const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
 
 function docsChat(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [tsx, cli, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [tsx, cli, ...args],
+      { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -50,12 +55,29 @@ describe('docs-chat insights', () => {
     const questions = ['=HYPERLINK("x") how do refunds work?', 'How do I install it?', 'how do I install it?'];
     for (const [position, question] of questions.entries()) {
       const answerId = randomUUID();
-      await store.startTurn({ conversationId, newConversation: position === 0, mode: 'general', question: { id: randomUUID(), content: question }, answerId });
+      await store.startTurn({
+        conversationId,
+        newConversation: position === 0,
+        mode: 'general',
+        question: { id: randomUUID(), content: question },
+        answerId,
+      });
       const refused = position === 0;
       await store.finishMessage(answerId, {
         content: refused ? 'The documentation does not cover this.' : 'Run npm install [1].',
         status: 'complete',
-        sources: refused ? [] : [{ file: 'guides/installation.md', title: 'Installation', heading: null, heading_path: ['Installation'], url: 'https://docs.example.com/docs/guides/installation#npm', score: 0.9 }],
+        sources: refused
+          ? []
+          : [
+              {
+                file: 'guides/installation.md',
+                title: 'Installation',
+                heading: null,
+                heading_path: ['Installation'],
+                url: 'https://docs.example.com/docs/guides/installation#npm',
+                score: 0.9,
+              },
+            ],
         finishReason: refused ? 'no_answer' : 'stop',
         usage: null,
       });
@@ -68,7 +90,9 @@ describe('docs-chat insights', () => {
     expect(report.totals).toMatchObject({ questions: 3, answered: 2, refused: 1 });
     expect(report.top_questions[0]).toMatchObject({ count: 2 });
     expect(report.gaps.map((gap) => gap.question)).toEqual(['=HYPERLINK("x") how do refunds work?']);
-    expect(report.pages.most_cited).toEqual([{ url: 'https://docs.example.com/docs/guides/installation', title: 'Installation', file: 'guides/installation.md', citations: 2 }]);
+    expect(report.pages.most_cited).toEqual([
+      { url: 'https://docs.example.com/docs/guides/installation', title: 'Installation', file: 'guides/installation.md', citations: 2 },
+    ]);
     expect(json.stdout).not.toContain(conversationId);
 
     const csv = await docsChat(['insights', '--since', '1h', '--csv'], { DATA_DIR: workDir, EMBEDDING_PROVIDER: 'local' });

@@ -17,7 +17,11 @@ export async function runInsightsCommand(args: string[], env: NodeJS.ProcessEnv)
   try {
     ({ values } = parseArgs({
       args,
-      options: { since: { type: 'string', default: DEFAULT_PERIOD }, json: { type: 'boolean', default: false }, csv: { type: 'boolean', default: false } },
+      options: {
+        since: { type: 'string', default: DEFAULT_PERIOD },
+        json: { type: 'boolean', default: false },
+        csv: { type: 'boolean', default: false },
+      },
       strict: true,
     }));
   } catch (error) {
@@ -35,7 +39,9 @@ export async function runInsightsCommand(args: string[], env: NodeJS.ProcessEnv)
   }
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/./.test(databaseUrl)) {
-    process.stderr.write('docs-chat insights: DATABASE_URL must be a postgres:// URL; leave it unset to read the embedded database under DATA_DIR.\n');
+    process.stderr.write(
+      'docs-chat insights: DATABASE_URL must be a postgres:// URL; leave it unset to read the embedded database under DATA_DIR.\n',
+    );
     return 2;
   }
   try {
@@ -46,13 +52,18 @@ export async function runInsightsCommand(args: string[], env: NodeJS.ProcessEnv)
       retrieval = await openRetrieval(core);
     } catch (error) {
       if (!isDocsChatError(error)) throw error;
-      process.stderr.write(`docs-chat insights: the index cannot be opened (${error.describe()}); questions are grouped by exact text and gaps list no closest sections.\n`);
+      process.stderr.write(
+        `docs-chat insights: the index cannot be opened (${error.describe()}); questions are grouped by exact text and gaps list no closest sections.\n`,
+      );
     }
     try {
       const store = await createConversationStore({ ...(databaseUrl ? { databaseUrl } : {}), dataDir: core.dataDir });
       try {
         await store.migrate();
-        const report = await buildInsightsReport({ conversations: store, embedder: retrieval?.embedder, retriever: retrieval?.retriever }, period);
+        const report = await buildInsightsReport(
+          { conversations: store, embedder: retrieval?.embedder, retriever: retrieval?.retriever },
+          period,
+        );
         if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else if (values.csv) process.stdout.write(formatInsightsCsv(report));
         else process.stdout.write(formatInsightsText(report));
@@ -89,10 +100,15 @@ export function formatInsightsText(report: InsightsReport): string {
     `Feedback: ${totals.thumbs_up} up, ${totals.thumbs_down} down`,
     '',
     'Questions per day (answered / refused / errors):',
-    ...report.per_day.map((day) => `  ${day.day}  ${String(day.questions).padStart(6)}  (${day.answered} / ${day.refused} / ${day.errors})`),
+    ...report.per_day.map(
+      (day) => `  ${day.day}  ${String(day.questions).padStart(6)}  (${day.answered} / ${day.refused} / ${day.errors})`,
+    ),
     '',
     `Most asked (grouped by ${report.grouping.method === 'embeddings' ? `meaning, cosine ≥ ${report.grouping.threshold}` : 'exact text'}):`,
-    ...report.top_questions.map((group, index) => `  ${index + 1}. ${group.count}×  ${group.question}${group.variants.length > 0 ? `  (also: ${group.variants.join(' | ')})` : ''}`),
+    ...report.top_questions.map(
+      (group, index) =>
+        `  ${index + 1}. ${group.count}×  ${group.question}${group.variants.length > 0 ? `  (also: ${group.variants.join(' | ')})` : ''}`,
+    ),
     '',
     'Coverage gaps (refused questions, with the sections that came closest):',
     ...(report.gaps.length === 0 ? ['  none'] : []),
@@ -113,10 +129,18 @@ export function formatInsightsText(report: InsightsReport): string {
     ]),
     'Most cited pages:',
     ...report.pages.most_cited.map((page) => `  ${String(page.citations).padStart(6)}  ${page.title}  ${page.url}`),
-    ...(report.pages.least_cited.length > 0 ? ['', 'Least cited pages:', ...report.pages.least_cited.map((page) => `  ${String(page.citations).padStart(6)}  ${page.title}  ${page.url}`)] : []),
+    ...(report.pages.least_cited.length > 0
+      ? [
+          '',
+          'Least cited pages:',
+          ...report.pages.least_cited.map((page) => `  ${String(page.citations).padStart(6)}  ${page.title}  ${page.url}`),
+        ]
+      : []),
     '',
     'Highlight questions by page:',
-    ...(report.selection_by_page.length === 0 ? ['  none'] : report.selection_by_page.map((page) => `  ${String(page.questions).padStart(6)}  ${page.url}`)),
+    ...(report.selection_by_page.length === 0
+      ? ['  none']
+      : report.selection_by_page.map((page) => `  ${String(page.questions).padStart(6)}  ${page.url}`)),
     '',
   );
   return lines.join('\n');
@@ -128,12 +152,42 @@ type CsvRow = Partial<Record<(typeof CSV_COLUMNS)[number], string | number | nul
 /** One table for spreadsheets: a `section` column says which list each row belongs to. */
 export function formatInsightsCsv(report: InsightsReport): string {
   const rows: CsvRow[] = [
-    ...report.per_day.map((day) => ({ section: 'per_day', label: day.day, count: day.questions, answered: day.answered, refused: day.refused, errors: day.errors })),
+    ...report.per_day.map((day) => ({
+      section: 'per_day',
+      label: day.day,
+      count: day.questions,
+      answered: day.answered,
+      refused: day.refused,
+      errors: day.errors,
+    })),
     ...report.top_questions.map((group) => ({ section: 'top_question', label: group.question, count: group.count })),
-    ...report.gaps.map((gap) => ({ section: 'gap', label: gap.question, count: gap.count, url: gap.edit?.url ?? null, file: gap.edit?.file ?? null })),
-    ...report.down_voted.map((answer) => ({ section: 'down_voted', label: answer.question, url: answer.sources[0]?.url ?? null, file: answer.sources[0]?.file ?? null })),
-    ...report.pages.most_cited.map((page) => ({ section: 'most_cited_page', label: page.title, count: page.citations, url: page.url, file: page.file })),
-    ...report.pages.least_cited.map((page) => ({ section: 'least_cited_page', label: page.title, count: page.citations, url: page.url, file: page.file })),
+    ...report.gaps.map((gap) => ({
+      section: 'gap',
+      label: gap.question,
+      count: gap.count,
+      url: gap.edit?.url ?? null,
+      file: gap.edit?.file ?? null,
+    })),
+    ...report.down_voted.map((answer) => ({
+      section: 'down_voted',
+      label: answer.question,
+      url: answer.sources[0]?.url ?? null,
+      file: answer.sources[0]?.file ?? null,
+    })),
+    ...report.pages.most_cited.map((page) => ({
+      section: 'most_cited_page',
+      label: page.title,
+      count: page.citations,
+      url: page.url,
+      file: page.file,
+    })),
+    ...report.pages.least_cited.map((page) => ({
+      section: 'least_cited_page',
+      label: page.title,
+      count: page.citations,
+      url: page.url,
+      file: page.file,
+    })),
     ...report.selection_by_page.map((page) => ({ section: 'selection_page', label: page.title, count: page.questions, url: page.url })),
   ];
   const lines = [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((column) => csvField(row[column])).join(','))];

@@ -30,7 +30,9 @@ export function formatExplanation(response: SearchResponse, explanation: SearchE
   ];
   if (response.hits.length === 0) lines.push('    ✗ no section matched at all');
   if (explanation.condensedQuestion !== undefined) {
-    lines.push(`  the question was too long to search as it is; searched for: ${explanation.condensedQuestion.replace(/\s+/g, ' ').slice(0, 300)}`);
+    lines.push(
+      `  the question was too long to search as it is; searched for: ${explanation.condensedQuestion.replace(/\s+/g, ' ').slice(0, 300)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -78,9 +80,12 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
         },
       });
       const applied = response.scope;
-      for (const ignored of applied?.ignored ?? []) process.stderr.write(`docs-chat search: ${ignored}; searched ${applied?.version} (${applied?.locale}) instead.\n`);
+      for (const ignored of applied?.ignored ?? [])
+        process.stderr.write(`docs-chat search: ${ignored}; searched ${applied?.version} (${applied?.locale}) instead.\n`);
       if (!applied && (values.version !== undefined || values.locale !== undefined)) {
-        process.stderr.write('docs-chat search: this index holds one docs folder, not a whole site: --version and --locale change nothing (ingest with --site DIR to use them).\n');
+        process.stderr.write(
+          'docs-chat search: this index holds one docs folder, not a whole site: --version and --locale change nothing (ingest with --site DIR to use them).\n',
+        );
       }
       if (values.json) {
         // An array of results; each carries the out-of-scope verdict so scripts can read it from any row.
@@ -112,7 +117,9 @@ export async function runSearchCommand(args: string[], env: NodeJS.ProcessEnv): 
       for (const hit of response.hits) {
         const excerpt = hit.chunk.text.replace(/\s+/g, ' ').slice(0, 160);
         const note = hit.chunk.fallbackLocale ? `  [not translated: ${hit.chunk.fallbackLocale} text]` : '';
-        process.stdout.write(`${hit.rank}. ${hit.chunk.headingPath.join(' › ')}  (score ${hit.score.toFixed(4)})${note}\n   ${hit.chunk.url}\n   ${hit.chunk.file}\n   ${excerpt}${hit.chunk.text.length > 160 ? '…' : ''}\n\n`);
+        process.stdout.write(
+          `${hit.rank}. ${hit.chunk.headingPath.join(' › ')}  (score ${hit.score.toFixed(4)})${note}\n   ${hit.chunk.url}\n   ${hit.chunk.file}\n   ${excerpt}${hit.chunk.text.length > 160 ? '…' : ''}\n\n`,
+        );
       }
       if (response.hits.length === 0) process.stdout.write('No results: is the index empty? Run `pnpm docs-chat ingest`.\n');
       if (response.explanation) process.stdout.write(formatExplanation(response, response.explanation));

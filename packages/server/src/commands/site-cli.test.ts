@@ -14,9 +14,14 @@ const fixtureSite = path.join(root, 'packages/server/src/__fixtures__/site');
 
 function docsChat(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [tsx, cli, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [tsx, cli, ...args],
+      { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -48,7 +53,11 @@ it('searches one version and locale, and marks untranslated pages', async () => 
   expect(result.stdout).toContain('/fr/docs/next/exporting#choosing-the-paper-size');
   expect(result.stdout).toContain('[not translated: en text]');
   const json = await docsChat(['search', 'paper size for the export', '--version', '1.0', '--k', '1', '--json'], env);
-  expect((JSON.parse(json.stdout) as unknown[])[0]).toMatchObject({ url: '/docs/exporting#choosing-the-paper-size', version: '1.0', locale: 'en' });
+  expect((JSON.parse(json.stdout) as unknown[])[0]).toMatchObject({
+    url: '/docs/exporting#choosing-the-paper-size',
+    version: '1.0',
+    locale: 'en',
+  });
 }, 60_000);
 
 it('says when an asked version is not in the index', async () => {

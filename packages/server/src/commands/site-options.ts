@@ -19,7 +19,10 @@ export interface SiteFlags {
 }
 
 function list(value: string): string[] {
-  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** Site options from --site-config (JSON) and the flags, flags winning. */
@@ -29,9 +32,13 @@ export async function siteOptionsFrom(flags: SiteFlags): Promise<SiteOptions> {
     try {
       fromFile = JSON.parse(await fs.readFile(flags['site-config'], 'utf8')) as Partial<SiteOptions>;
     } catch (error) {
-      throw new DocsChatError('config_invalid', `The site config ${flags['site-config']} cannot be read as JSON (${(error as Error).message}).`, {
-        hint: 'Fix the file or leave out --site-config; see the "Versions and locales" guide for its fields.',
-      });
+      throw new DocsChatError(
+        'config_invalid',
+        `The site config ${flags['site-config']} cannot be read as JSON (${(error as Error).message}).`,
+        {
+          hint: 'Fix the file or leave out --site-config; see the "Versions and locales" guide for its fields.',
+        },
+      );
     }
   }
   const instances = new Map<string, SiteInstanceOptions>((fromFile.instances ?? []).map((instance) => [instance.id, instance]));
@@ -41,7 +48,9 @@ export async function siteOptionsFrom(flags: SiteFlags): Promise<SiteOptions> {
   for (const entry of flags['version-path'] ?? []) {
     const [name, versionPath] = entry.split('=');
     if (!name || versionPath === undefined) {
-      throw new DocsChatError('config_invalid', `--version-path ${entry} is not NAME=PATH.`, { hint: 'Write it as --version-path 1.0=legacy (an empty PATH serves the version at the route base).' });
+      throw new DocsChatError('config_invalid', `--version-path ${entry} is not NAME=PATH.`, {
+        hint: 'Write it as --version-path 1.0=legacy (an empty PATH serves the version at the route base).',
+      });
     }
     main.versions = { ...main.versions, [name]: { ...main.versions?.[name], path: versionPath } };
   }
@@ -49,7 +58,9 @@ export async function siteOptionsFrom(flags: SiteFlags): Promise<SiteOptions> {
   for (const entry of flags.instance ?? []) {
     const match = /^([\w-]+)=([^:]+)(?::(.*))?$/.exec(entry);
     if (!match) {
-      throw new DocsChatError('config_invalid', `--instance ${entry} is not ID=FOLDER[:ROUTE_BASE].`, { hint: 'Write it as --instance community=community:community (the plugin id, its path and its routeBasePath).' });
+      throw new DocsChatError('config_invalid', `--instance ${entry} is not ID=FOLDER[:ROUTE_BASE].`, {
+        hint: 'Write it as --instance community=community:community (the plugin id, its path and its routeBasePath).',
+      });
     }
     const [, id, folder, route] = match as unknown as [string, string, string, string | undefined];
     instances.set(id, { ...instances.get(id), id, path: folder, ...(route !== undefined ? { routeBasePath: route } : {}) });

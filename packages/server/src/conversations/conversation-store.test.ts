@@ -237,7 +237,15 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     const conversationId = randomUUID();
     await store.createConversation(conversationId);
     const id = randomUUID();
-    await store.insertMessage({ id, conversationId, role: 'user', content: 'explain this', mode: 'selection', sources: [source('a')], status: 'complete' });
+    await store.insertMessage({
+      id,
+      conversationId,
+      role: 'user',
+      content: 'explain this',
+      mode: 'selection',
+      sources: [source('a')],
+      status: 'complete',
+    });
     const message = (await store.getConversation(conversationId))?.messages[0];
     expect(message).toMatchObject({ mode: 'selection', sources: [source('a')], finishReason: null, conversationId });
   });
@@ -285,7 +293,14 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
 
   it('refuses a message for a conversation that does not exist without calling the database unavailable', async () => {
     const error: unknown = await store
-      .insertMessage({ id: randomUUID(), conversationId: randomUUID(), role: 'user', content: 'orphan', mode: 'general', status: 'complete' })
+      .insertMessage({
+        id: randomUUID(),
+        conversationId: randomUUID(),
+        role: 'user',
+        content: 'orphan',
+        mode: 'general',
+        status: 'complete',
+      })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(ConversationStoreUnavailableError);
@@ -296,7 +311,13 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     const conversationId = randomUUID();
     const questionId = randomUUID();
     const answerId = randomUUID();
-    await store.startTurn({ conversationId, newConversation: true, mode: 'general', question: { id: questionId, content: 'what is a slice?' }, answerId });
+    await store.startTurn({
+      conversationId,
+      newConversation: true,
+      mode: 'general',
+      question: { id: questionId, content: 'what is a slice?' },
+      answerId,
+    });
     await expect(store.conversationExists(conversationId)).resolves.toBe(true);
     const messages = (await store.getConversation(conversationId))?.messages;
     expect(messages?.map((message) => [message.id, message.role, message.content, message.status, message.mode])).toEqual([
@@ -309,8 +330,20 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     const conversationId = randomUUID();
     const dead = randomUUID();
     const running = randomUUID();
-    await store.startTurn({ conversationId, newConversation: true, mode: 'general', question: { id: randomUUID(), content: 'q1' }, answerId: dead });
-    await store.startTurn({ conversationId, newConversation: false, mode: 'general', question: { id: randomUUID(), content: 'q2' }, answerId: running });
+    await store.startTurn({
+      conversationId,
+      newConversation: true,
+      mode: 'general',
+      question: { id: randomUUID(), content: 'q1' },
+      answerId: dead,
+    });
+    await store.startTurn({
+      conversationId,
+      newConversation: false,
+      mode: 'general',
+      question: { id: randomUUID(), content: 'q2' },
+      answerId: running,
+    });
     await store.saveProgress(dead, 'Install the package');
     await store.saveProgress(dead, 'Install the package from npm.');
     // Not stale yet for a store shared with other servers.
@@ -333,7 +366,13 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     ]);
     const questionId = randomUUID();
     const answerId = randomUUID();
-    await store.startTurn({ conversationId, newConversation: false, mode: 'selection', question: { id: questionId, content: 'and this?' }, answerId });
+    await store.startTurn({
+      conversationId,
+      newConversation: false,
+      mode: 'selection',
+      question: { id: questionId, content: 'and this?' },
+      answerId,
+    });
     const messages = (await store.getConversation(conversationId))?.messages;
     expect(messages?.map((message) => message.id)).toEqual([...ids, questionId, answerId]);
     expect(messages?.[2]?.mode).toBe('selection');
@@ -357,7 +396,13 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
       { role: 'assistant', content: 'a2' },
     ];
     const before = await store.recentTurns(conversationId, 3);
-    const turn = { conversationId, newConversation: false, mode: 'general' as const, question: { id: randomUUID(), content: 'q3' }, answerId: randomUUID() };
+    const turn = {
+      conversationId,
+      newConversation: false,
+      mode: 'general' as const,
+      question: { id: randomUUID(), content: 'q3' },
+      answerId: randomUUID(),
+    };
     const [, during] = await Promise.all([store.startTurn(turn), store.recentTurns(conversationId, 3)]);
     const after = await store.recentTurns(conversationId, 3);
     expect(before).toEqual(expected);
@@ -369,7 +414,13 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     const conversationId = randomUUID();
     const questionId = randomUUID();
     const error: unknown = await store
-      .startTurn({ conversationId, newConversation: false, mode: 'general', question: { id: questionId, content: 'orphan' }, answerId: randomUUID() })
+      .startTurn({
+        conversationId,
+        newConversation: false,
+        mode: 'general',
+        question: { id: questionId, content: 'orphan' },
+        answerId: randomUUID(),
+      })
       .catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(ConversationStoreUnavailableError);
     expect((error as { code?: string }).code).toBe('23503');
@@ -413,11 +464,22 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     const active = await conversationWith([{ role: 'user', content: 'old but still going' }]);
     const recent = await conversationWith([{ role: 'user', content: 'new' }]);
     const longAgo = '2020-01-01T00:00:00Z';
-    await subject.execute('update conversations set created_at = $1 where id = any($2::uuid[])', [longAgo, [idle.conversationId, active.conversationId]]);
-    await subject.execute('update messages set created_at = $1, updated_at = $1 where conversation_id = $2', [longAgo, idle.conversationId]);
+    await subject.execute('update conversations set created_at = $1 where id = any($2::uuid[])', [
+      longAgo,
+      [idle.conversationId, active.conversationId],
+    ]);
+    await subject.execute('update messages set created_at = $1, updated_at = $1 where conversation_id = $2', [
+      longAgo,
+      idle.conversationId,
+    ]);
     const cutoff = new Date('2021-01-01T00:00:00Z');
     let removed = 0;
-    for (let batch = await store.deleteConversationsOlderThan(cutoff, 1); batch > 0; batch = await store.deleteConversationsOlderThan(cutoff, 1)) removed += batch;
+    for (
+      let batch = await store.deleteConversationsOlderThan(cutoff, 1);
+      batch > 0;
+      batch = await store.deleteConversationsOlderThan(cutoff, 1)
+    )
+      removed += batch;
     expect(removed).toBe(1);
     await expect(store.conversationExists(idle.conversationId)).resolves.toBe(false);
     await expect(store.conversationExists(active.conversationId)).resolves.toBe(true);
@@ -430,10 +492,25 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     const highlight = async (page?: { url: string; title: string }): Promise<void> => {
       const conversationId = randomUUID();
       const question = { id: randomUUID(), content: 'What does this mean?' };
-      await store.startTurn({ conversationId, newConversation: true, mode: 'selection', question, answerId: randomUUID(), ...(page ? { page } : {}) });
+      await store.startTurn({
+        conversationId,
+        newConversation: true,
+        mode: 'selection',
+        question,
+        answerId: randomUUID(),
+        ...(page ? { page } : {}),
+      });
     };
-    const pages = ['install', 'usage', 'faq'].map((name) => ({ url: `https://docs.example.com/highlights/${name}`, title: `Highlights ${name}` }));
-    for (const [page, times] of [[pages[0], 3], [pages[1], 2], [pages[2], 1]] as const) for (let turn = 0; turn < times; turn += 1) await highlight(page);
+    const pages = ['install', 'usage', 'faq'].map((name) => ({
+      url: `https://docs.example.com/highlights/${name}`,
+      title: `Highlights ${name}`,
+    }));
+    for (const [page, times] of [
+      [pages[0], 3],
+      [pages[1], 2],
+      [pages[2], 1],
+    ] as const)
+      for (let turn = 0; turn < times; turn += 1) await highlight(page);
     await highlight();
     await highlight();
     const after = await store.readInsights(period);

@@ -23,7 +23,7 @@ interface ErrorShape {
 }
 
 function errorShape(error: unknown): ErrorShape {
-  return typeof error === 'object' && error !== null ? (error) : {};
+  return typeof error === 'object' && error !== null ? error : {};
 }
 
 /** True for an error the server sent back about a statement (it has a SQLSTATE and a severity). */

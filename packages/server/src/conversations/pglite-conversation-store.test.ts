@@ -22,7 +22,14 @@ describe('the embedded PGlite conversation store', () => {
     await first.migrate();
     const conversationId = randomUUID();
     await first.createConversation(conversationId);
-    await first.insertMessage({ id: randomUUID(), conversationId, role: 'user', content: 'still here?', mode: 'general', status: 'complete' });
+    await first.insertMessage({
+      id: randomUUID(),
+      conversationId,
+      role: 'user',
+      content: 'still here?',
+      mode: 'general',
+      status: 'complete',
+    });
     await first.close();
     expect(await readdir(path.join(dataDir, 'conversations'))).toContain('PG_VERSION');
 

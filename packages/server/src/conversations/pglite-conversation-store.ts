@@ -58,8 +58,7 @@ export async function openPgliteDatabase(dataDir: string): Promise<PGlite> {
 export function pgliteConversationStore(db: PGlite, options: { queryTimeoutMs?: number; lock?: DataDirLock } = {}): ConversationStore {
   const queue = new SerialQueue();
   const client: SqlClient = {
-    query: <Row>(text: string, params: readonly unknown[] = []) =>
-      queue.run(async () => (await db.query<Row>(text, [...params])).rows),
+    query: <Row>(text: string, params: readonly unknown[] = []) => queue.run(async () => (await db.query<Row>(text, [...params])).rows),
     transaction: (work) => queue.run(() => db.transaction((tx) => work(transactionClient(tx)))),
   };
   return new SqlConversationStore({
@@ -85,7 +84,10 @@ export async function createPgliteConversationStore(options: PgliteConversationS
   const lock = await lockConversationDataDir(options.dataDir);
   try {
     const db = await openPgliteDatabase(options.dataDir);
-    return pgliteConversationStore(db, { lock, ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }) });
+    return pgliteConversationStore(db, {
+      lock,
+      ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+    });
   } catch (error) {
     await lock.release();
     throw error;

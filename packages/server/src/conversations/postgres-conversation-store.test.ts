@@ -31,7 +31,10 @@ async function deadPort(): Promise<number> {
 
 describe('the Postgres conversation store when the database cannot be reached', () => {
   it('rejects with ConversationStoreUnavailableError when nothing listens on the port', async () => {
-    const store = await createConversationStore({ databaseUrl: `postgres://postgres@127.0.0.1:${await deadPort()}/test`, dataDir: ':memory:' });
+    const store = await createConversationStore({
+      databaseUrl: `postgres://postgres@127.0.0.1:${await deadPort()}/test`,
+      dataDir: ':memory:',
+    });
     try {
       expect(store.backend).toBe('postgres');
       await expect(store.migrate()).rejects.toBeInstanceOf(ConversationStoreUnavailableError);

@@ -195,21 +195,17 @@ export class SqlConversationStore implements ConversationStore {
         `update messages
             set content = $2, status = $3, sources = $4::jsonb, finish_reason = $5, usage = $6::jsonb, updated_at = now()
           where id = $1::uuid`,
-        [
-          id,
-          storableText(update.content),
-          update.status,
-          update.sources,
-          update.finishReason,
-          update.usage,
-        ],
+        [id, storableText(update.content), update.status, update.sources, update.finishReason, update.usage],
       ),
     );
   }
 
   async saveProgress(id: string, content: string): Promise<void> {
     await this.#run('save answer progress', (client) =>
-      client.query(`update messages set content = $2, updated_at = now() where id = $1::uuid and status = 'pending'`, [id, storableText(content)]),
+      client.query(`update messages set content = $2, updated_at = now() where id = $1::uuid and status = 'pending'`, [
+        id,
+        storableText(content),
+      ]),
     );
   }
 

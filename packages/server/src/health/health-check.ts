@@ -121,7 +121,11 @@ export function createHealthReporter(sources: HealthSources, maxAgeMs: number): 
         ...cached,
         services: {
           ...cached.services,
-          server: { status: 'up', uptime_seconds: Math.round((Date.now() - sources.startedAt) / 1000), active_streams: sources.activeStreams() },
+          server: {
+            status: 'up',
+            uptime_seconds: Math.round((Date.now() - sources.startedAt) / 1000),
+            active_streams: sources.activeStreams(),
+          },
         },
         timestamp: new Date().toISOString(),
       };

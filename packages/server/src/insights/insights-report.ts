@@ -246,7 +246,11 @@ export async function groupQuestions(
   if (!embedder || texts.length === 0) {
     return {
       groups: texts.map((entry) => ({ question: entry.text, count: entry.count, variants: [] })),
-      grouping: { method: embedder ? 'embeddings' : 'exact_text', threshold: embedder ? SAME_MEANING_COSINE : null, texts_considered: texts.length },
+      grouping: {
+        method: embedder ? 'embeddings' : 'exact_text',
+        threshold: embedder ? SAME_MEANING_COSINE : null,
+        texts_considered: texts.length,
+      },
     };
   }
   const wanted = texts.map((entry) => entry.text.slice(0, 2000));

@@ -30,9 +30,7 @@ export interface ChatModelRequest {
   maxOutputTokens?: number;
 }
 
-export type ChatModelEvent =
-  | { type: 'text'; text: string }
-  | { type: 'finish'; reason: FinishReason; usage: TokenUsage | null };
+export type ChatModelEvent = { type: 'text'; text: string } | { type: 'finish'; reason: FinishReason; usage: TokenUsage | null };
 
 export type ChatModelProvider = 'gemini' | 'openai' | 'extractive';
 

@@ -187,7 +187,10 @@ describe('the extractive chat model (answers quoted from the docs when no langua
   });
 
   it('quotes a page opening that announces its sub-sections together with them, each under its heading', async () => {
-    const result = await answer('What are the house rules?', sections('announced-subsections', 'House rules', 'One store', 'Read-only state', 'Pure reducers'));
+    const result = await answer(
+      'What are the house rules?',
+      sections('announced-subsections', 'House rules', 'One store', 'Read-only state', 'Pure reducers'),
+    );
     const order = positions(result.text, [
       'Three rules keep the store predictable:',
       '**One store**',
@@ -208,7 +211,9 @@ describe('the extractive chat model (answers quoted from the docs when no langua
     expect(parent.length).toBeGreaterThan(1);
     const result = await answer('How do I roll back a release?', ranked([rollback as Chunk, ...parent]));
     expect(result.text.startsWith('From the docs, **Operations guide › Rolling back** [1]:')).toBe(true);
-    expect(ascending(positions(result.text, ['1. Find the previous release tag', 'acme deploy --tag v1.4.2', '3. Watch the health dashboard']))).toBe(true);
+    expect(
+      ascending(positions(result.text, ['1. Find the previous release tag', 'acme deploy --tag v1.4.2', '3. Watch the health dashboard'])),
+    ).toBe(true);
     expect(result.text).not.toContain('this paragraph explains');
   });
 
@@ -219,7 +224,10 @@ describe('the extractive chat model (answers quoted from the docs when no langua
   });
 
   it('cites other sections that match the question after the quote, without quoting them', async () => {
-    const result = await answer('How do I install or uninstall the plugin?', sections('how-to-steps-with-code', 'Install the plugin', 'Uninstall'));
+    const result = await answer(
+      'How do I install or uninstall the plugin?',
+      sections('how-to-steps-with-code', 'Install the plugin', 'Uninstall'),
+    );
     expect(result.text.trimEnd().split('\n').pop()).toBe('See also [2].');
     expect(result.text).not.toContain('Remove the plugin entry');
   });
@@ -260,7 +268,13 @@ describe('the extractive chat model (answers quoted from the docs when no langua
   it('stops streaming when the reader aborts', async () => {
     const controller = new AbortController();
     const result = await drain(
-      model.stream(chatRequest({ question: 'How do I install the plugin?', sources: sections('how-to-steps-with-code', 'Install the plugin'), signal: controller.signal })),
+      model.stream(
+        chatRequest({
+          question: 'How do I install the plugin?',
+          sources: sections('how-to-steps-with-code', 'Install the plugin'),
+          signal: controller.signal,
+        }),
+      ),
       () => controller.abort(),
     );
     expect(result.error?.code).toBe('aborted');

@@ -15,7 +15,13 @@ import { LlmError } from './chat-model.js';
 import { analyzeTerms, readChunkBlocks } from '@docs-chat/core';
 import { proseMarkdown } from './extractive/block-markdown.js';
 import { classifyQuestion } from './extractive/question-intent.js';
-import { DEFAULT_EXCERPT_LIMITS, excerptSection, opensWithWallOfProse, type Excerpt, type QuotableBlock } from './extractive/section-excerpt.js';
+import {
+  DEFAULT_EXCERPT_LIMITS,
+  excerptSection,
+  opensWithWallOfProse,
+  type Excerpt,
+  type QuotableBlock,
+} from './extractive/section-excerpt.js';
 import { pickQuotes, quote, toSentences, type Sentence } from './extractive/quoted-sentences.js';
 
 export const EXTRACTIVE_MODEL = 'extractive';
@@ -77,17 +83,25 @@ function groupSections(sources: ContextSource[]): RetrievedSection[] {
     let first = source;
     let size = source.chunk.text.length;
     const leadsInto = (previous: ContextSource, next: ContextSource): boolean =>
-      continues(previous, next) && (previous.chunk.headingPath.length === next.chunk.headingPath.length || /:\s*$/.test(previous.chunk.text));
+      continues(previous, next) &&
+      (previous.chunk.headingPath.length === next.chunk.headingPath.length || /:\s*$/.test(previous.chunk.text));
     for (
       let previous = at(file, first.chunk.order - 1);
-      previous && !used.has(previous) && leadsInto(previous, first) && size + previous.chunk.text.length <= DEFAULT_EXCERPT_LIMITS.budgetChars;
+      previous &&
+      !used.has(previous) &&
+      leadsInto(previous, first) &&
+      size + previous.chunk.text.length <= DEFAULT_EXCERPT_LIMITS.budgetChars;
       previous = at(file, previous.chunk.order - 1)
     ) {
       first = previous;
       size += previous.chunk.text.length;
     }
     const parts = [first];
-    for (let next = at(file, first.chunk.order + 1); next && !used.has(next) && continues(first, next); next = at(file, next.chunk.order + 1)) {
+    for (
+      let next = at(file, first.chunk.order + 1);
+      next && !used.has(next) && continues(first, next);
+      next = at(file, next.chunk.order + 1)
+    ) {
       parts.push(next);
     }
     if (!parts.includes(source)) parts.splice(0, parts.length, source);
@@ -102,7 +116,8 @@ function groupSections(sources: ContextSource[]): RetrievedSection[] {
  * blocks of a part (or the last sentences of its last paragraph) over to the next one.
  */
 function repeatedBlocks(before: QuotableBlock[], part: QuotableBlock[]): number {
-  const same = (left: QuotableBlock | undefined, right: QuotableBlock | undefined): boolean => JSON.stringify(left?.block) === JSON.stringify(right?.block);
+  const same = (left: QuotableBlock | undefined, right: QuotableBlock | undefined): boolean =>
+    JSON.stringify(left?.block) === JSON.stringify(right?.block);
   for (let count = Math.min(before.length, part.length); count > 0; count--) {
     if (part.slice(0, count).every((block, index) => same(block, before[before.length - count + index]))) return count;
   }
@@ -127,7 +142,12 @@ function sectionBlocks(parts: ContextSource[]): QuotableBlock[] {
       read.splice(0, repeatedBlocks(blocks, read));
       const last = blocks[blocks.length - 1];
       const opening = read[0];
-      if (last?.block.kind === 'code' && opening?.block.kind === 'code' && last.block.language === opening.block.language && last.block.meta === opening.block.meta) {
+      if (
+        last?.block.kind === 'code' &&
+        opening?.block.kind === 'code' &&
+        last.block.language === opening.block.language &&
+        last.block.meta === opening.block.meta
+      ) {
         // A code block too long for one chunk was split at line boundaries, each piece fenced again: join it back.
         last.block = { ...last.block, code: `${last.block.code}\n${opening.block.code}` };
         read.shift();

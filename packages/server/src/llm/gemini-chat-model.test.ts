@@ -224,7 +224,13 @@ describe('the Gemini chat model', () => {
   });
 
   it('fails an attempt that sends nothing within the timeout and retries it', async () => {
-    const slow = createGeminiChatModel({ apiKey: standIn.apiKey, model: 'gemini-3.8-flash', baseUrl: standIn.url, timeoutMs: 150, retryPolicy: FAST_RETRIES });
+    const slow = createGeminiChatModel({
+      apiKey: standIn.apiKey,
+      model: 'gemini-3.8-flash',
+      baseUrl: standIn.url,
+      timeoutMs: 150,
+      retryPolicy: FAST_RETRIES,
+    });
     standIn.setDelay(1_000);
     const result = await streamOf(slow);
     expect(result.error?.code).toBe('llm_unavailable');
@@ -280,6 +286,8 @@ describe('the Gemini chat model', () => {
   });
 
   it('refuses to create a Gemini model without a key, pointing at GEMINI_API_KEY', () => {
-    expect(() => createChatModel({ provider: 'gemini', model: '' })).toThrow(expect.objectContaining({ code: 'llm_auth', hint: expect.stringContaining('GEMINI_API_KEY') }));
+    expect(() => createChatModel({ provider: 'gemini', model: '' })).toThrow(
+      expect.objectContaining({ code: 'llm_auth', hint: expect.stringContaining('GEMINI_API_KEY') }),
+    );
   });
 });

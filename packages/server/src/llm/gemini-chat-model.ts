@@ -134,9 +134,13 @@ export function createGeminiChatModel(options: GeminiChatModelOptions): ChatMode
       }
       // An embedding model passes the look-up but cannot answer: say so at start-up rather than on the first question.
       if (actions && actions.length > 0 && !actions.includes('generateContent')) {
-        throw new LlmError('llm_model_not_found', `The Gemini model "${model}" (LLM_MODEL) cannot generate text; it supports ${actions.join(', ')}.`, {
-          hint: `Set LLM_MODEL to a text model such as ${DEFAULT_GEMINI_MODEL}.`,
-        });
+        throw new LlmError(
+          'llm_model_not_found',
+          `The Gemini model "${model}" (LLM_MODEL) cannot generate text; it supports ${actions.join(', ')}.`,
+          {
+            hint: `Set LLM_MODEL to a text model such as ${DEFAULT_GEMINI_MODEL}.`,
+          },
+        );
       }
     },
     stream(request: ChatModelRequest): AsyncIterable<ChatModelEvent> {

@@ -88,7 +88,11 @@ describe('the Gemini answer stream', () => {
       const result = await drain(model.stream(chatRequest()));
       expect(result.error).toBeUndefined();
       expect(result.text).toBe('Pass the middleware to `configureStore` — “middleware” [1]. ✓');
-      expect(result.finish).toEqual({ type: 'finish', reason: 'stop', usage: { prompt_tokens: 812, completion_tokens: 32, total_tokens: 844 } });
+      expect(result.finish).toEqual({
+        type: 'finish',
+        reason: 'stop',
+        usage: { prompt_tokens: 812, completion_tokens: 32, total_tokens: 844 },
+      });
     } finally {
       await server.close();
     }
@@ -140,7 +144,9 @@ describe('the Gemini answer stream', () => {
       const client = createGeminiStreamClient({ apiKey: standIn.apiKey, model: 'gemini-3.8-flash', baseUrl: `${standIn.url}/v1beta` });
       const first = await collect(client.stream({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, new AbortController().signal));
       await collect(client.stream({ contents: [{ role: 'user', parts: [{ text: 'again' }] }] }, new AbortController().signal));
-      expect(first.map((chunk) => chunk.candidates?.[0]?.content?.parts?.[0]?.text ?? '').join('')).toBe('Wrap the store with applyMiddleware [1].');
+      expect(first.map((chunk) => chunk.candidates?.[0]?.content?.parts?.[0]?.text ?? '').join('')).toBe(
+        'Wrap the store with applyMiddleware [1].',
+      );
       expect(standIn.requests.map((request) => request.path)).toEqual([
         '/v1beta/models/gemini-3.8-flash:streamGenerateContent',
         '/v1beta/models/gemini-3.8-flash:streamGenerateContent',
@@ -165,7 +171,9 @@ describe('the Gemini answer stream', () => {
       const controller = new AbortController();
       const reason = new Error('the reader left');
       setTimeout(() => controller.abort(reason), 20);
-      await expect(collect(client.stream({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, controller.signal))).rejects.toBe(reason);
+      await expect(collect(client.stream({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, controller.signal))).rejects.toBe(
+        reason,
+      );
       await expect(standIn.lastStream?.closed).resolves.toBe('client-disconnected');
       client.close();
     });

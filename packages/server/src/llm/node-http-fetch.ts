@@ -35,7 +35,9 @@ export interface NodeHttpFetch {
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 function decoded(incoming: IncomingMessage): Readable {
-  const encoding = String(incoming.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(incoming.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return incoming.pipe(createGunzip());
   if (encoding === 'deflate') return incoming.pipe(createInflate());
   if (encoding === 'br') return incoming.pipe(createBrotliDecompress());
@@ -121,7 +123,8 @@ export function createNodeHttpFetch(options: { maxSockets?: number } = {}): Node
             source.once('error', (error) => finish(signal?.aborted ? signal.reason : new TypeError('terminated', { cause: error })));
             // The connection closed before the body ended (a response cut short).
             incoming.once('close', () => {
-              if (!incoming.complete) finish(signal?.aborted ? signal.reason : new TypeError('terminated', { cause: new Error('other side closed') }));
+              if (!incoming.complete)
+                finish(signal?.aborted ? signal.reason : new TypeError('terminated', { cause: new Error('other side closed') }));
             });
           },
           pull() {

@@ -13,7 +13,13 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_MESSAGE_CHARS, SCOPE_VALUE } from '@docs-chat/core/protocol';
 import type { RetrievalHandle } from '../chat/chat-service.js';
@@ -50,7 +56,9 @@ const scopeValue = z
   .string()
   .regex(SCOPE_VALUE, 'must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters)');
 const scopeFields = {
-  version: scopeValue.optional().describe('Docs version to search, as the site names it ("current", "2.0"). Default: the latest released version.'),
+  version: scopeValue
+    .optional()
+    .describe('Docs version to search, as the site names it ("current", "2.0"). Default: the latest released version.'),
   locale: scopeValue.optional().describe('Locale of the pages ("en", "fr"). Default: the site\'s default locale.'),
   docs_instance: scopeValue.optional().describe('Docs plugin instance id when the site has several docs sections. Default: "default".'),
 };
@@ -63,7 +71,13 @@ const questionText = (what: string) =>
 
 const searchInput = z.strictObject({
   query: questionText('query').describe('What to look for, in a few words or a question.'),
-  k: z.number().int().min(1).max(MAX_SEARCH_K).optional().describe(`Number of sections wanted, 1 to ${MAX_SEARCH_K} (default ${DEFAULT_SEARCH_K}).`),
+  k: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SEARCH_K)
+    .optional()
+    .describe(`Number of sections wanted, 1 to ${MAX_SEARCH_K} (default ${DEFAULT_SEARCH_K}).`),
   ...scopeFields,
 });
 const readInput = z.strictObject({
@@ -71,7 +85,7 @@ const readInput = z.strictObject({
     .string()
     .min(1, 'page must not be empty')
     .max(2048, 'page must be at most 2048 characters')
-    .describe('The page\'s URL or URL path (e.g. /docs/intro, with or without #anchor) or its file path, as search_docs returns them.'),
+    .describe("The page's URL or URL path (e.g. /docs/intro, with or without #anchor) or its file path, as search_docs returns them."),
 });
 const askInput = z.strictObject({
   question: questionText('question').describe('The question, in plain words, as a reader would ask it.'),
@@ -117,7 +131,13 @@ type ToolName = (typeof TOOLS)[number]['name'];
 /** The tool list as tools/list returns it (JSON Schema from the same zod schemas that validate the calls). */
 export const TOOL_DEFINITIONS = TOOLS.map((tool) => {
   const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>;
-  return { name: tool.name, title: tool.title, description: tool.description, inputSchema: inputSchema as { type: 'object' }, annotations: tool.annotations };
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: inputSchema as { type: 'object' },
+    annotations: tool.annotations,
+  };
 });
 
 /**
@@ -136,7 +156,7 @@ export function createDocsMcpServer(deps: DocsMcpDependencies): Server {
       jsonSchemaValidator: SHARED_SCHEMA_VALIDATOR,
       capabilities: { tools: {} },
       instructions:
-        'Tools over this product\'s documentation. Start with search_docs; read_page for a whole page; ask_docs for a cited answer. ' +
+        "Tools over this product's documentation. Start with search_docs; read_page for a whole page; ask_docs for a cited answer. " +
         'Cite the URLs you used. When the tools say the docs do not cover something, tell the user so.',
     },
   );
@@ -146,11 +166,16 @@ export function createDocsMcpServer(deps: DocsMcpDependencies): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = TOOLS.find((candidate) => candidate.name === request.params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}": this server has ${TOOLS.map((entry) => entry.name).join(', ')}.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}": this server has ${TOOLS.map((entry) => entry.name).join(', ')}.`,
+      );
     }
     const parsed = tool.schema.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'arguments'}: ${issue.message}`);
+      const problems = parsed.error.issues.map(
+        (issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'arguments'}: ${issue.message}`,
+      );
       throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${problems.join('; ')}.`, { problems });
     }
     const signal = deps.signal ? AbortSignal.any([deps.signal, extra.signal]) : extra.signal;
@@ -177,7 +202,11 @@ function toolError(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-function requestedScope(input: { version?: string | undefined; locale?: string | undefined; docs_instance?: string | undefined }): RequestedScope {
+function requestedScope(input: {
+  version?: string | undefined;
+  locale?: string | undefined;
+  docs_instance?: string | undefined;
+}): RequestedScope {
   return {
     ...(input.version !== undefined ? { version: input.version } : {}),
     ...(input.locale !== undefined ? { locale: input.locale } : {}),
@@ -196,9 +225,13 @@ async function searchDocs(
     response = await deps.retrieval.retriever.search(input.query, { k: input.k ?? DEFAULT_SEARCH_K, signal, scope: requestedScope(input) });
   } catch (error) {
     if (isDocsChatError(error) && error.code === 'query_invalid') {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for search_docs: ${error.message}${error.hint ? ` ${error.hint}` : ''}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid arguments for search_docs: ${error.message}${error.hint ? ` ${error.hint}` : ''}`,
+      );
     }
-    if (isDocsChatError(error) && error.code === 'service_busy') return toolError('The docs search is busy right now; try again in a few seconds.');
+    if (isDocsChatError(error) && error.code === 'service_busy')
+      return toolError('The docs search is busy right now; try again in a few seconds.');
     deps.logger.error({ err: describeError(error) }, 'MCP search_docs failed');
     return toolError('The documentation index cannot be searched right now; try again shortly.');
   }
@@ -215,7 +248,10 @@ async function searchDocs(
   }));
   const lines: string[] = [];
   const scope = response.scope;
-  if (scope) lines.push(`Searched version ${scope.versionLabel}, locale ${scope.locale}.${scope.ignored.length > 0 ? ` Note: ${scope.ignored.join('; ')}.` : ''}`);
+  if (scope)
+    lines.push(
+      `Searched version ${scope.versionLabel}, locale ${scope.locale}.${scope.ignored.length > 0 ? ` Note: ${scope.ignored.join('; ')}.` : ''}`,
+    );
   if (response.outOfScope || results.length === 0) {
     lines.push(
       results.length === 0
@@ -224,7 +260,14 @@ async function searchDocs(
     );
   }
   for (const result of results) {
-    lines.push('', `${result.rank}. ${result.heading_path.join(' › ')}`, `   URL: ${result.url || `(record ${result.file})`}`, `   File: ${result.file}`, '', result.text.trim());
+    lines.push(
+      '',
+      `${result.rank}. ${result.heading_path.join(' › ')}`,
+      `   URL: ${result.url || `(record ${result.file})`}`,
+      `   File: ${result.file}`,
+      '',
+      result.text.trim(),
+    );
   }
   return {
     content: [{ type: 'text', text: lines.join('\n').trim() }],
@@ -233,7 +276,9 @@ async function searchDocs(
       out_of_scope: response.outOfScope,
       confidence: response.confidence,
       results,
-      ...(scope ? { scope: { version: scope.version, version_label: scope.versionLabel, locale: scope.locale, ignored: scope.ignored } } : {}),
+      ...(scope
+        ? { scope: { version: scope.version, version_label: scope.versionLabel, locale: scope.locale, ignored: scope.ignored } }
+        : {}),
     },
   };
 }
@@ -248,7 +293,8 @@ async function readPage(
   try {
     reference = parsePageReference(input.page, deps.siteUrl);
   } catch (error) {
-    if (error instanceof PageReferenceError) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for read_page: ${error.message}`);
+    if (error instanceof PageReferenceError)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for read_page: ${error.message}`);
     throw error;
   }
   try {
@@ -263,8 +309,11 @@ async function readPage(
     }
     if (!page || chunks.length === 0) {
       const similar = catalogue.similar(reference);
-      const hint = similar.length > 0 ? ` Pages with a similar name: ${similar.map((entry) => absolute(entry.url) || entry.file).join(', ')}.` : '';
-      return toolError(`No page "${input.page}" in the indexed docs.${hint} Use search_docs to find the page and pass its URL or file exactly as returned.`);
+      const hint =
+        similar.length > 0 ? ` Pages with a similar name: ${similar.map((entry) => absolute(entry.url) || entry.file).join(', ')}.` : '';
+      return toolError(
+        `No page "${input.page}" in the indexed docs.${hint} Use search_docs to find the page and pass its URL or file exactly as returned.`,
+      );
     }
     const markdown = renderPageMarkdown(page, chunks, absolute);
     return {
@@ -295,7 +344,10 @@ async function askDocs(
     deps.logger.error({ err: describeError(error) }, 'MCP ask_docs failed');
     return toolError('The question could not be answered right now; try again shortly, or use search_docs.');
   }
-  if (result.error) return toolError(`${result.error.message}${result.error.retryable ? ' (Trying again later may work; search_docs still works meanwhile.)' : ''}`);
+  if (result.error)
+    return toolError(
+      `${result.error.message}${result.error.retryable ? ' (Trying again later may work; search_docs still works meanwhile.)' : ''}`,
+    );
   const inDocs = result.finishReason !== 'no_answer';
   // The chat sends the cited sources in order of first citation (as the widget pairs them): give each its [n] back.
   const cited = citedNumbers(result.answer);
@@ -308,7 +360,9 @@ async function askDocs(
   const text = [
     inDocs ? result.answer.trim() : `Not in the docs: ${result.answer.trim()}`,
     ...result.warnings.map((warning) => `Note: ${warning}`),
-    ...(sources.length > 0 ? ['', 'Sources:', ...sources.map((source) => `[${source.number}] ${source.title} — ${source.url || source.file}`)] : []),
+    ...(sources.length > 0
+      ? ['', 'Sources:', ...sources.map((source) => `[${source.number}] ${source.title} — ${source.url || source.file}`)]
+      : []),
   ].join('\n');
   return {
     content: [{ type: 'text', text }],

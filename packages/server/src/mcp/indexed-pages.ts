@@ -50,21 +50,25 @@ export function parsePageReference(input: string, siteUrl: string | undefined): 
     } catch {
       throw new PageReferenceError(`"${text}" is not a valid URL.`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new PageReferenceError(`Only http(s) URLs of the docs site can be read, not ${url.protocol} URLs.`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new PageReferenceError(`Only http(s) URLs of the docs site can be read, not ${url.protocol} URLs.`);
     const site = siteUrl ? new URL(siteUrl) : undefined;
     if (!site) {
       throw new PageReferenceError(
-        'This server does not know the address of its docs site (DOCS_SITE_URL is unset): pass the page\'s path instead, e.g. /docs/intro.',
+        "This server does not know the address of its docs site (DOCS_SITE_URL is unset): pass the page's path instead, e.g. /docs/intro.",
       );
     }
-    if (url.origin !== site.origin) throw new PageReferenceError(`Only pages of ${site.origin} can be read; ${url.origin} is another site.`);
+    if (url.origin !== site.origin)
+      throw new PageReferenceError(`Only pages of ${site.origin} can be read; ${url.origin} is another site.`);
     const basePath = site.pathname.replace(/\/+$/, '');
     let pathname = decodePath(url.pathname);
     if (basePath && (pathname === basePath || pathname.startsWith(`${basePath}/`))) pathname = pathname.slice(basePath.length) || '/';
     return { key: checkedPath(pathname), anchor: url.hash ? decodePath(url.hash.slice(1)) : null };
   }
   if (/^[a-z]:[\\/]/i.test(text) || text.startsWith('\\') || text.startsWith('//')) {
-    throw new PageReferenceError('Absolute file paths cannot be read: pass the page\'s URL path (e.g. /docs/intro) or its file path relative to the docs, as search_docs shows it.');
+    throw new PageReferenceError(
+      "Absolute file paths cannot be read: pass the page's URL path (e.g. /docs/intro) or its file path relative to the docs, as search_docs shows it.",
+    );
   }
   const hashAt = text.indexOf('#');
   const withoutHash = hashAt === -1 ? text : text.slice(0, hashAt);
@@ -130,9 +134,16 @@ export class PageCatalogue {
 
   /** Up to `limit` pages whose URL or file holds the reference's last path segment (suggestions for a miss). */
   similar(reference: PageReference, limit = 5): IndexedPage[] {
-    const last = reference.key.split('/').filter(Boolean).pop()?.replace(/\.mdx?$/, '').toLowerCase();
+    const last = reference.key
+      .split('/')
+      .filter(Boolean)
+      .pop()
+      ?.replace(/\.mdx?$/, '')
+      .toLowerCase();
     if (!last) return [];
-    return [...this.byFile.values()].filter((page) => page.url.toLowerCase().includes(last) || page.file.toLowerCase().includes(last)).slice(0, limit);
+    return [...this.byFile.values()]
+      .filter((page) => page.url.toLowerCase().includes(last) || page.file.toLowerCase().includes(last))
+      .slice(0, limit);
   }
 
   async chunksOf(page: IndexedPage, signal?: AbortSignal): Promise<Chunk[]> {
@@ -194,7 +205,10 @@ export function renderPageMarkdown(page: IndexedPage, chunks: Chunk[], absoluteU
   }
   let previous: Chunk | undefined;
   for (const chunk of [...chunks].sort((a, b) => a.order - b.order)) {
-    const sameSection = previous !== undefined && previous.anchor === chunk.anchor && previous.headingPath.join('\u0000') === chunk.headingPath.join('\u0000');
+    const sameSection =
+      previous !== undefined &&
+      previous.anchor === chunk.anchor &&
+      previous.headingPath.join('\u0000') === chunk.headingPath.join('\u0000');
     if (!sameSection && chunk.depth > 1 && chunk.heading !== null) {
       const level = '#'.repeat(Math.min(6, Math.max(2, chunk.depth)));
       lines.push('', `${level} ${chunk.heading}${chunk.anchor ? ` {#${chunk.anchor}}` : ''}`);

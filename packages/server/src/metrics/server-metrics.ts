@@ -161,12 +161,21 @@ export class ServerMetrics {
   }
 
   /** Runs an ingest and records it, whatever its outcome. */
-  async timeIngest<T>(trigger: IngestObservation['trigger'], run: () => Promise<T>, chunksOf: (report: T) => number | undefined): Promise<T> {
+  async timeIngest<T>(
+    trigger: IngestObservation['trigger'],
+    run: () => Promise<T>,
+    chunksOf: (report: T) => number | undefined,
+  ): Promise<T> {
     const started = performance.now();
     try {
       const report = await run();
       const chunks = chunksOf(report);
-      this.observeIngest({ trigger, outcome: 'success', durationMs: performance.now() - started, ...(chunks === undefined ? {} : { chunks }) });
+      this.observeIngest({
+        trigger,
+        outcome: 'success',
+        durationMs: performance.now() - started,
+        ...(chunks === undefined ? {} : { chunks }),
+      });
       return report;
     } catch (error) {
       this.observeIngest({ trigger, outcome: 'failure', durationMs: performance.now() - started });

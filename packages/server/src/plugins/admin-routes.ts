@@ -55,5 +55,8 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, {
     return reply.code(202).send({ status: gitSync.request('admin'), status_url: '/admin/ingest/status' });
   });
 
-  app.get('/admin/ingest/status', async () => ({ git: gitSync ? { configured: true, ...gitSync.status() } : { configured: false }, ingest: { running } }));
+  app.get('/admin/ingest/status', async () => ({
+    git: gitSync ? { configured: true, ...gitSync.status() } : { configured: false },
+    ingest: { running },
+  }));
 };

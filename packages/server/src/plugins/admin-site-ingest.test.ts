@@ -24,7 +24,14 @@ beforeAll(async () => {
   workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docs-chat-admin-site-'));
   siteDir = path.join(workDir, 'site');
   await fs.cp(fixtureSite, siteDir, { recursive: true });
-  env = { DATA_DIR: path.join(workDir, 'data'), EMBEDDING_PROVIDER: 'local', DOCS_SITE_DIR: siteDir, ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1' };
+  env = {
+    DATA_DIR: path.join(workDir, 'data'),
+    EMBEDDING_PROVIDER: 'local',
+    DOCS_SITE_DIR: siteDir,
+    ADMIN_TOKEN,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  };
 }, 60_000);
 
 afterAll(async () => {
@@ -32,7 +39,11 @@ afterAll(async () => {
   await fs.rm(workDir, { recursive: true, force: true });
 });
 
-async function search(url: string, query: string, scope: Record<string, string>): Promise<{ status: number; body: { results?: { url: string }[] } }> {
+async function search(
+  url: string,
+  query: string,
+  scope: Record<string, string>,
+): Promise<{ status: number; body: { results?: { url: string }[] } }> {
   const response = await fetch(`${url}/search?${new URLSearchParams({ q: query, k: '3', ...scope }).toString()}`);
   return { status: response.status, body: (await response.json()) as { results?: { url: string }[] } };
 }
@@ -41,7 +52,7 @@ it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/i
   const written: string[] = [];
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back on process.stdout, where it is called as a method
   const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true));
+  process.stdout.write = (chunk: string) => (written.push(String(chunk)), true);
   let code: number;
   try {
     code = await runIngestCommand([], env);
@@ -58,14 +69,23 @@ it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/i
 
   // A translator adds the French exporting page: the next admin ingest reads the site again.
   const translated = path.join(siteDir, 'i18n/fr/docusaurus-plugin-content-docs/current/exporting.md');
-  await fs.writeFile(translated, '# Exporter\n\n## Choisir le format du papier {#choosing-the-paper-size}\n\nLe format du papier de l\'export se règle dans les préférences d\'impression : A4 ou Letter.\n');
-  const response = await fetch(`${server.url}/admin/ingest`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+  await fs.writeFile(
+    translated,
+    "# Exporter\n\n## Choisir le format du papier {#choosing-the-paper-size}\n\nLe format du papier de l'export se règle dans les préférences d'impression : A4 ou Letter.\n",
+  );
+  const response = await fetch(`${server.url}/admin/ingest`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(response.status).toBe(200);
   const { report } = (await response.json()) as { report: { files: { modified: number; added: number; deleted: number } } };
   // The French page replaces the English text it fell back on: one page changed, nothing else.
   expect(report.files).toMatchObject({ modified: 1, added: 0, deleted: 0 });
 
-  const after = await fetch(`${server.url}/search?${new URLSearchParams({ q: 'format du papier export', k: '1', version: 'current', locale: 'fr' }).toString()}`);
+  const after = await fetch(
+    `${server.url}/search?${new URLSearchParams({ q: 'format du papier export', k: '1', version: 'current', locale: 'fr' }).toString()}`,
+  );
   const afterBody = (await after.json()) as { results: { url: string; text?: string; fallback_locale?: string }[] };
   expect(afterBody.results[0]?.url).toBe('/fr/docs/next/exporting#choosing-the-paper-size');
   expect(afterBody.results[0]?.fallback_locale).toBeUndefined();
@@ -78,8 +98,15 @@ it('runs POST /admin/ingest in a child process when the server has its environme
   const inChild = await startServer(loadConfig(env), { logDestination: new LogCapture(), env: { ...process.env, ...env } });
   try {
     const translated = path.join(siteDir, 'i18n/fr/docusaurus-plugin-content-docs/current/exporting.md');
-    await fs.writeFile(translated, '# Exporter\n\n## Choisir le format du papier {#choosing-the-paper-size}\n\nLe format du papier se choisit aussi dans l\'assistant d\'export, page trois : A4, A5 ou Letter.\n');
-    const response = await fetch(`${inChild.url}/admin/ingest`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+    await fs.writeFile(
+      translated,
+      "# Exporter\n\n## Choisir le format du papier {#choosing-the-paper-size}\n\nLe format du papier se choisit aussi dans l'assistant d'export, page trois : A4, A5 ou Letter.\n",
+    );
+    const response = await fetch(`${inChild.url}/admin/ingest`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(response.status).toBe(200);
     const { report } = (await response.json()) as { report: { files: { modified: number; added: number; deleted: number } } };
     expect(report.files).toMatchObject({ modified: 1, added: 0, deleted: 0 });
@@ -92,7 +119,9 @@ it('runs POST /admin/ingest in a child process when the server has its environme
 
 it('reports the ingest error of the child process with its code and fix', async () => {
   const { DOCS_SITE_DIR: _site, ...withoutSite } = env;
-  const failure = await runIngestProcess({ ...process.env, ...withoutSite, DOCS_DIR: path.join(workDir, 'no-such-docs') }, {}).catch((error: unknown) => error);
+  const failure = await runIngestProcess({ ...process.env, ...withoutSite, DOCS_DIR: path.join(workDir, 'no-such-docs') }, {}).catch(
+    (error: unknown) => error,
+  );
   expect(failure).toMatchObject({ code: 'docs_dir_missing' });
   expect((failure as Error).message).toContain('no-such-docs');
 }, 60_000);

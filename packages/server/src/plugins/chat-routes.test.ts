@@ -140,7 +140,11 @@ describe('POST /chat in general mode', () => {
   it('sends at most the last three question and answer pairs', async () => {
     let conversationId: string | undefined;
     for (const message of ['What is a harbor?', 'What is a signal?', 'What is a current?', 'What is a lock?']) {
-      const reply = await postChat(server.url, { message, mode: 'general', ...(conversationId ? { conversation_id: conversationId } : {}) });
+      const reply = await postChat(server.url, {
+        message,
+        mode: 'general',
+        ...(conversationId ? { conversation_id: conversationId } : {}),
+      });
       conversationId = find(reply.events, 'meta').conversation_id;
     }
     server.gemini.reset();
@@ -206,7 +210,9 @@ describe('POST /chat in selection mode', () => {
     expect(warning.message).toBe(selectionTruncatedMessage(boundSelection(passage, MAX_SELECTION_TOKENS).originalTokens));
     const types = reply.events.map((event) => event.type);
     expect(types.indexOf('warning')).toBeLessThan(types.indexOf('token'));
-    const system = ((generateRequests(server)[0]?.body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? [])
+    const system = (
+      (generateRequests(server)[0]?.body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? []
+    )
       .map((part) => part.text)
       .join('');
     expect(system).toContain('Paragraph 1.');
@@ -218,7 +224,9 @@ describe('POST /chat in selection mode', () => {
     expect(cut.truncated).toBe(true);
     const reply = await postChat(server.url, { message: 'Summarise this', mode: 'selection', context: cut.text });
     expect(reply.events.filter((event) => event.type === 'warning')).toEqual([]);
-    const system = ((generateRequests(server)[0]?.body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? [])
+    const system = (
+      (generateRequests(server)[0]?.body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? []
+    )
       .map((part) => part.text)
       .join('');
     expect(system).toContain(cut.text.slice(-200));
@@ -229,13 +237,25 @@ describe('POST /chat request errors', () => {
   it.each([
     ['an empty object', {}, /"message" is required\. "mode" is required\./],
     ['a message that is a number', { message: 42, mode: 'general' }, /"message" must not be empty: send the question as a string/],
-    ['a page that is a string', { message: 'hi', mode: 'general', page: '/docs/intro' }, /"page" must be an object \{"url": string, "title": string\}/],
-    ['a page title that is a number', { message: 'hi', mode: 'general', page: { url: '/docs', title: 7 } }, /"page\.title" must be a string\./],
+    [
+      'a page that is a string',
+      { message: 'hi', mode: 'general', page: '/docs/intro' },
+      /"page" must be an object \{"url": string, "title": string\}/,
+    ],
+    [
+      'a page title that is a number',
+      { message: 'hi', mode: 'general', page: { url: '/docs', title: 7 } },
+      /"page\.title" must be a string\./,
+    ],
     ['a locale that is a list', { message: 'hi', mode: 'general', locale: ['fr'] }, /"locale" must be a name like "2\.0"/],
     ['an empty message', { message: '  ', mode: 'general' }, /must not be empty/],
     ['a message over 4,000 characters', { message: 'x'.repeat(4001), mode: 'general' }, /limit is 4000/],
     ['an unknown mode', { message: 'hi', mode: 'chatty' }, /"mode" must be "general" or "selection"/],
-    ['selection mode without the highlighted text', { message: 'explain', mode: 'selection' }, /"context" is required in selection mode: send the highlighted text/],
+    [
+      'selection mode without the highlighted text',
+      { message: 'explain', mode: 'selection' },
+      /"context" is required in selection mode: send the highlighted text/,
+    ],
     ['a conversation id that is not a UUID', { message: 'hi', mode: 'general', conversation_id: '42' }, /UUID/],
     ['an unknown field', { message: 'hi', mode: 'general', stream: true }, /Unknown field "stream"/],
   ])('answers %s with 400 and a message that says what is wrong', async (_name, body, expected) => {
@@ -255,7 +275,10 @@ describe('POST /chat request errors', () => {
     expect(body.error).toEqual({
       code: 'invalid_request',
       message: 'The request is not valid; see "details" for what to change.',
-      details: ['Unknown field "extra": allowed fields are message, mode, context, conversation_id, page, version, docs_instance, locale.', '"conversation_id" must be a UUID taken from an earlier answer.'],
+      details: [
+        'Unknown field "extra": allowed fields are message, mode, context, conversation_id, page, version, docs_instance, locale.',
+        '"conversation_id" must be a UUID taken from an earlier answer.',
+      ],
     });
   });
 
@@ -275,7 +298,11 @@ describe('POST /chat request errors', () => {
   });
 
   it('answers an unknown conversation id with 404 before streaming', async () => {
-    const reply = await postChat(server.url, { message: 'hi there, what is a lock?', mode: 'general', conversation_id: '0b7f5c7e-1111-4a2b-9c3d-123456789abc' });
+    const reply = await postChat(server.url, {
+      message: 'hi there, what is a lock?',
+      mode: 'general',
+      conversation_id: '0b7f5c7e-1111-4a2b-9c3d-123456789abc',
+    });
     expect(reply.status).toBe(404);
     expect((reply.json as { error: { code: string } }).error.code).toBe('conversation_not_found');
   });
@@ -366,7 +393,11 @@ describe('POST /chat when the reader leaves', () => {
 
 describe('POST /chat for scripts that ask for JSON', () => {
   it('returns the whole answer as one JSON object', async () => {
-    const reply = await postChat(server.url, { message: 'What are the options for configuring the harbor?', mode: 'general' }, { headers: { accept: 'application/json' } });
+    const reply = await postChat(
+      server.url,
+      { message: 'What are the options for configuring the harbor?', mode: 'general' },
+      { headers: { accept: 'application/json' } },
+    );
     expect(reply.status).toBe(200);
     const body = reply.json as ChatJsonResponse;
     expect(body.answer).toMatch(/\[1\]/);
@@ -384,7 +415,11 @@ describe('POST /chat for scripts that ask for JSON', () => {
 
   it('answers 503 with the busy message when the model stays rate limited', async () => {
     server.gemini.failNext({ status: 429, retryDelay: '0.05s', times: 10 });
-    const reply = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' }, { headers: { accept: 'application/json' } });
+    const reply = await postChat(
+      server.url,
+      { message: 'How do I install Tidewater?', mode: 'general' },
+      { headers: { accept: 'application/json' } },
+    );
     expect(reply.status).toBe(503);
     expect((reply.json as { error: { message: string } }).error.message).toBe(BUSY_MESSAGE);
   });

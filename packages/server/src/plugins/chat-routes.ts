@@ -67,7 +67,14 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
       const logFinished = (): void => {
         const durationMs = Math.round(performance.now() - startedAt);
         request.log.info(
-          { req: request, conversationId: started.conversationId, messageId: started.messageId, mode: started.mode, durationMs, ...started.metrics },
+          {
+            req: request,
+            conversationId: started.conversationId,
+            messageId: started.messageId,
+            mode: started.mode,
+            durationMs,
+            ...started.metrics,
+          },
           'chat answer finished',
         );
         options.onAnswerFinished?.({ ...started.metrics, mode: started.mode, durationMs });
@@ -121,7 +128,15 @@ interface CollectedAnswer {
 }
 
 async function collectAnswer(events: AsyncIterable<ChatStreamEvent>): Promise<CollectedAnswer> {
-  const collected: CollectedAnswer = { answer: '', sources: [], finishReason: 'interrupted', persisted: false, error: null, scope: undefined, warnings: [] };
+  const collected: CollectedAnswer = {
+    answer: '',
+    sources: [],
+    finishReason: 'interrupted',
+    persisted: false,
+    error: null,
+    scope: undefined,
+    warnings: [],
+  };
   for await (const event of events) {
     switch (event.type) {
       case 'meta':

@@ -19,7 +19,10 @@ afterAll(async () => {
 });
 
 /** The same behaviour on every conversation backend. */
-function describeConversationsOn(backend: string, openStore: () => Promise<{ store: ConversationStore; dispose: () => Promise<void> }>): void {
+function describeConversationsOn(
+  backend: string,
+  openStore: () => Promise<{ store: ConversationStore; dispose: () => Promise<void> }>,
+): void {
   describe(`conversations and feedback on ${backend}`, () => {
     let server: TestServer;
     let dispose: () => Promise<void>;
@@ -36,7 +39,11 @@ function describeConversationsOn(backend: string, openStore: () => Promise<{ sto
     });
 
     async function ask(message: string, conversationId?: string): Promise<{ meta: MetaEvent; answer: string }> {
-      const reply = await postChat(server.url, { message, mode: 'general', ...(conversationId ? { conversation_id: conversationId } : {}) });
+      const reply = await postChat(server.url, {
+        message,
+        mode: 'general',
+        ...(conversationId ? { conversation_id: conversationId } : {}),
+      });
       return { meta: reply.events[0] as MetaEvent, answer: answerText(reply.events) };
     }
 

@@ -54,39 +54,45 @@ export const conversationRoutes: FastifyPluginAsync<ConversationRoutesOptions> =
     '/conversations/:id',
     { config: conversationLimit, schema: { params: conversationIdParamsSchema } },
     async (request): Promise<ConversationBody> => {
-    const { id } = request.params;
-    const conversation = await unavailableAs503(conversations.run((store) => store.getConversation(id)));
-    if (!conversation) throw new HttpError('conversation_not_found');
-    return {
-      id: conversation.id,
-      created_at: conversation.createdAt,
-      messages: conversation.messages
-        .filter((message) => message.role !== 'system')
-        .map((message) => ({
-          id: message.id,
-          role: message.role,
-          content: message.content,
-          mode: message.mode,
-          sources: message.sources,
-          status: message.status,
-          finish_reason: message.finishReason,
-          ...(message.rating ? { rating: message.rating } : {}),
-          created_at: message.createdAt,
-        })),
-    };
+      const { id } = request.params;
+      const conversation = await unavailableAs503(conversations.run((store) => store.getConversation(id)));
+      if (!conversation) throw new HttpError('conversation_not_found');
+      return {
+        id: conversation.id,
+        created_at: conversation.createdAt,
+        messages: conversation.messages
+          .filter((message) => message.role !== 'system')
+          .map((message) => ({
+            id: message.id,
+            role: message.role,
+            content: message.content,
+            mode: message.mode,
+            sources: message.sources,
+            status: message.status,
+            finish_reason: message.finishReason,
+            ...(message.rating ? { rating: message.rating } : {}),
+            created_at: message.createdAt,
+          })),
+      };
     },
   );
 
   const feedbackLimit = { rateLimit: { max: feedbackRateLimit.max, timeWindow: feedbackRateLimit.windowMs } };
-  app.post<{ Body: Static<typeof feedbackBodySchema> }>('/feedback', { config: feedbackLimit, schema: { body: feedbackBodySchema } }, async (request, reply) => {
-    const { message_id: messageId, rating, reason } = request.body;
-    const feedback: NewFeedback = { messageId, rating };
-    if (typeof reason === 'string' && reason.trim().length > 0) feedback.reason = reason.trim();
-    const outcome = await unavailableAs503(conversations.run((store) => store.addFeedback(feedback)));
-    if (outcome === 'unknown_message') throw new HttpError('message_not_found');
-    // 201 for a rating stored; 200 for a rating taken back (`"rating": null`), which creates nothing.
-    return reply.code(feedback.rating === null ? 200 : 201).send({ message_id: feedback.messageId, rating: feedback.rating, stored: true });
-  });
+  app.post<{ Body: Static<typeof feedbackBodySchema> }>(
+    '/feedback',
+    { config: feedbackLimit, schema: { body: feedbackBodySchema } },
+    async (request, reply) => {
+      const { message_id: messageId, rating, reason } = request.body;
+      const feedback: NewFeedback = { messageId, rating };
+      if (typeof reason === 'string' && reason.trim().length > 0) feedback.reason = reason.trim();
+      const outcome = await unavailableAs503(conversations.run((store) => store.addFeedback(feedback)));
+      if (outcome === 'unknown_message') throw new HttpError('message_not_found');
+      // 201 for a rating stored; 200 for a rating taken back (`"rating": null`), which creates nothing.
+      return reply
+        .code(feedback.rating === null ? 200 : 201)
+        .send({ message_id: feedback.messageId, rating: feedback.rating, stored: true });
+    },
+  );
 };
 
 /** A database outage becomes the 503 that tells the reader to try again shortly. */

@@ -52,7 +52,10 @@ describe('the event stream writer', () => {
 
   it('keeps every token, in order, as its own event whatever the grouping', async () => {
     const words = Array.from({ length: 30 }, (_, index) => `w${index} `);
-    const writes = await writesOf(words.flatMap((word, index) => (index % 5 === 0 ? [2, token(word)] : [token(word)])), 10);
+    const writes = await writesOf(
+      words.flatMap((word, index) => (index % 5 === 0 ? [2, token(word)] : [token(word)])),
+      10,
+    );
     const contents = [...writes.join('').matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]);
     expect(contents).toEqual(words);
   });

@@ -4,7 +4,15 @@ import path from 'node:path';
 import type { MetaEvent, WarningEvent } from '@docs-chat/core/protocol';
 import { createPostgresConversationStore } from '../conversations/postgres-conversation-store.js';
 import type { HealthReport } from '../health/health-check.js';
-import { answerText, createTestIndex, eventually, postChat, startTestServer, type TestIndex, type TestServer } from '../testing/test-server.js';
+import {
+  answerText,
+  createTestIndex,
+  eventually,
+  postChat,
+  startTestServer,
+  type TestIndex,
+  type TestServer,
+} from '../testing/test-server.js';
 
 /** Building the index and an embedded database can take a while on a busy machine. */
 const SETUP_TIMEOUT_MS = 120_000;
@@ -190,7 +198,10 @@ describe('GET /health', () => {
 
   it('answers within 500 ms even when the database hangs without answering', async () => {
     const silent = await startSilentServer();
-    const store = createPostgresConversationStore({ databaseUrl: `postgres://postgres@127.0.0.1:${silent.port}/test`, connectTimeoutSeconds: 30 });
+    const store = createPostgresConversationStore({
+      databaseUrl: `postgres://postgres@127.0.0.1:${silent.port}/test`,
+      connectTimeoutSeconds: 30,
+    });
     const server = await startTestServer({ index, store });
     try {
       const { status, body, elapsedMs } = await getHealth(server);

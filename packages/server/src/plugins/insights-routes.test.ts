@@ -57,13 +57,16 @@ describe('GET /admin/insights', () => {
     expect(report.pages.most_cited).toEqual([]);
   });
 
-  it.each(['0d', '366d', '9000h', '7', 'seven days', '1w', '-3d', '99999999999d'])('refuses since=%s with a 400 that gives the allowed range', async (since) => {
-    const response = await insights(`?since=${encodeURIComponent(since)}`);
-    expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { code: string; details: string[] } };
-    expect(body.error.code).toBe('invalid_request');
-    expect(body.error.details.join(' ')).toMatch(/from 1h to 365d/);
-  });
+  it.each(['0d', '366d', '9000h', '7', 'seven days', '1w', '-3d', '99999999999d'])(
+    'refuses since=%s with a 400 that gives the allowed range',
+    async (since) => {
+      const response = await insights(`?since=${encodeURIComponent(since)}`);
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: { code: string; details: string[] } };
+      expect(body.error.code).toBe('invalid_request');
+      expect(body.error.details.join(' ')).toMatch(/from 1h to 365d/);
+    },
+  );
 
   it('refuses an unknown parameter and a repeated since with 400', async () => {
     expect((await insights('?days=7')).status).toBe(400);
@@ -120,10 +123,13 @@ describe('GET /admin/insights', () => {
     expect(report.pages.most_cited.length).toBeGreaterThan(0);
     expect(report.pages.most_cited[0]?.citations).toBeGreaterThan(0);
 
-    expect(report.selection_by_page).toEqual([{ url: 'https://docs.example.com/docs/guides/installation', title: 'Installation', questions: 1 }]);
+    expect(report.selection_by_page).toEqual([
+      { url: 'https://docs.example.com/docs/guides/installation', title: 'Installation', questions: 1 },
+    ]);
 
     // A docs owner sees what was asked, never a handle on a reader's conversation.
-    for (const id of [install.conversationId, install.messageId, offTopic.conversationId, offTopic.messageId]) expect(text).not.toContain(id);
+    for (const id of [install.conversationId, install.messageId, offTopic.conversationId, offTopic.messageId])
+      expect(text).not.toContain(id);
   }, 60_000);
 
   it('serves a repeat request for the same period from its short cache (INSIGHTS_CACHE_SECONDS): same report, same until', async () => {

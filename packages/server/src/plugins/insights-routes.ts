@@ -31,7 +31,9 @@ export const insightsRoutes: FastifyPluginAsync<InsightsRoutesOptions> = async (
     const query = (request.query ?? {}) as Record<string, unknown>;
     const unknown = Object.keys(query).filter((key) => key !== 'since');
     if (unknown.length > 0) {
-      throw new HttpError('invalid_request', { details: unknown.map((key) => `Unknown parameter "${key}": the only parameter is since (e.g. since=7d).`) });
+      throw new HttpError('invalid_request', {
+        details: unknown.map((key) => `Unknown parameter "${key}": the only parameter is since (e.g. since=7d).`),
+      });
     }
     const since = query.since;
     if (since !== undefined && typeof since !== 'string') {

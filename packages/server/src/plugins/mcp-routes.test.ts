@@ -79,23 +79,38 @@ describe('POST /mcp with the SDK client', () => {
     const question = 'persist the state across page reloads';
     const result = (await client.callTool({ name: 'search_docs', arguments: { query: question, k: 3 } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
-    const structured = result.structuredContent as { results: { rank: number; url: string; file: string; text: string }[]; out_of_scope: boolean };
-    const http = (await (await fetch(`${server.url}/search?q=${encodeURIComponent(question)}&k=3`)).json()) as { results: { url: string }[] };
+    const structured = result.structuredContent as {
+      results: { rank: number; url: string; file: string; text: string }[];
+      out_of_scope: boolean;
+    };
+    const http = (await (await fetch(`${server.url}/search?q=${encodeURIComponent(question)}&k=3`)).json()) as {
+      results: { url: string }[];
+    };
     expect(structured.results.map((entry) => entry.url)).toEqual(http.results.map((entry) => `${SITE}${entry.url}`));
-    expect(structured.results[0]).toMatchObject({ rank: 1, file: 'guides/configuring-the-harbor.md', url: `${SITE}/docs/guides/configuring-the-harbor#persisting-the-state` });
+    expect(structured.results[0]).toMatchObject({
+      rank: 1,
+      file: 'guides/configuring-the-harbor.md',
+      url: `${SITE}/docs/guides/configuring-the-harbor#persisting-the-state`,
+    });
     expect(structured.results[0]?.text).toMatch(/localStorage/);
     expect(structured.out_of_scope).toBe(false);
     expect(textOf(result)).toContain(`URL: ${SITE}/docs/guides/configuring-the-harbor#persisting-the-state`);
   });
 
   it('search_docs says when the docs do not cover the query', async () => {
-    const result = (await client.callTool({ name: 'search_docs', arguments: { query: 'best recipe for sourdough bread with rye flour' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'best recipe for sourdough bread with rye flour' },
+    })) as CallToolResult;
     expect((result.structuredContent as { out_of_scope: boolean }).out_of_scope).toBe(true);
     expect(textOf(result)).toMatch(/do not seem to cover this query/);
   });
 
   it('read_page returns a whole page as markdown with its heading anchors, by URL, URL path or file', async () => {
-    const byUrl = (await client.callTool({ name: 'read_page', arguments: { page: `${SITE}/docs/guides/configuring-the-harbor#options` } })) as CallToolResult;
+    const byUrl = (await client.callTool({
+      name: 'read_page',
+      arguments: { page: `${SITE}/docs/guides/configuring-the-harbor#options` },
+    })) as CallToolResult;
     expect(byUrl.isError).toBeFalsy();
     const markdown = textOf(byUrl);
     expect(markdown).toMatch(/^# Configuring the harbor\n/);
@@ -105,8 +120,14 @@ describe('POST /mcp with the SDK client', () => {
     expect(markdown).toContain("import { openHarbor } from 'tidewater';");
     // Sections in page order.
     expect(markdown.indexOf('{#options}')).toBeLessThan(markdown.indexOf('{#persisting-the-state}'));
-    const byPath = (await client.callTool({ name: 'read_page', arguments: { page: '/docs/guides/configuring-the-harbor/' } })) as CallToolResult;
-    const byFile = (await client.callTool({ name: 'read_page', arguments: { page: 'guides/configuring-the-harbor.md' } })) as CallToolResult;
+    const byPath = (await client.callTool({
+      name: 'read_page',
+      arguments: { page: '/docs/guides/configuring-the-harbor/' },
+    })) as CallToolResult;
+    const byFile = (await client.callTool({
+      name: 'read_page',
+      arguments: { page: 'guides/configuring-the-harbor.md' },
+    })) as CallToolResult;
     expect(textOf(byPath)).toBe(markdown);
     expect(textOf(byFile)).toBe(markdown);
   });
@@ -135,9 +156,17 @@ describe('POST /mcp with the SDK client', () => {
 
   it('ask_docs answers through the chat pipeline with numbered citations and their URLs', async () => {
     server.gemini.reset();
-    const result = (await client.callTool({ name: 'ask_docs', arguments: { question: 'How do I keep the state across page reloads?' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'How do I keep the state across page reloads?' },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
-    const structured = result.structuredContent as { answer: string; in_docs: boolean; finish_reason: string; sources: { number: number; url: string }[] };
+    const structured = result.structuredContent as {
+      answer: string;
+      in_docs: boolean;
+      finish_reason: string;
+      sources: { number: number; url: string }[];
+    };
     expect(structured.in_docs).toBe(true);
     expect(structured.finish_reason).toBe('stop');
     expect(structured.answer).toMatch(/\[1\]/);
@@ -150,7 +179,10 @@ describe('POST /mcp with the SDK client', () => {
 
   it('ask_docs says "not in the docs" for a question the docs do not cover, without calling the model', async () => {
     server.gemini.reset();
-    const result = (await client.callTool({ name: 'ask_docs', arguments: { question: 'What is the best recipe for sourdough bread with rye flour?' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'What is the best recipe for sourdough bread with rye flour?' },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ in_docs: false, finish_reason: 'no_answer', sources: [] });
     expect(textOf(result)).toMatch(/^Not in the docs: /);
@@ -229,7 +261,11 @@ describe('POST /mcp over raw HTTP', () => {
   it('lets an allowed origin call it from a browser and refuses others, as /search does', async () => {
     const preflight = await fetch(`${server.url}/mcp`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version' },
+      headers: {
+        origin: 'http://localhost:3000',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-protocol-version',
+      },
     });
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
@@ -295,7 +331,11 @@ describe('POST /mcp limits and token', () => {
     // Six calls per window (RATE_LIMIT_MAX=2, times three), three already spent by the ask_docs test.
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429]);
     expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await refused?.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/Too many requests/) } });
+    expect(await refused?.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: expect.stringMatching(/Too many requests/) },
+    });
     await expect(connect(limited.url, { authorization: `Bearer ${TOKEN}` })).rejects.toThrow(/429|Too many requests/);
   });
 });

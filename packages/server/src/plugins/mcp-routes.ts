@@ -45,7 +45,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   const pages = new PageCatalogues();
   const expected = token === undefined ? undefined : digest(token);
   // ask_docs spends a model call like POST /chat: it also counts against the chat's budget (its own counter).
-  const askLimit = app.createRateLimit({ max: rateLimit.max, timeWindow: rateLimit.windowMs, keyGenerator: (request) => `mcp-ask:${request.ip}` });
+  const askLimit = app.createRateLimit({
+    max: rateLimit.max,
+    timeWindow: rateLimit.windowMs,
+    keyGenerator: (request) => `mcp-ask:${request.ip}`,
+  });
 
   // Scoped to this plugin: body, auth and rate-limit failures come back as JSON-RPC errors.
   app.setErrorHandler((error, request, reply) => {
@@ -61,7 +65,12 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     if (!match || !timingSafeEqual(digest(match[1] ?? ''), expected)) {
       reply.header('www-authenticate', 'Bearer realm="docs-chat"');
-      return jsonRpcError(reply, 401, TRANSPORT_ERROR, 'Send "Authorization: Bearer <MCP_TOKEN>" with the token configured on the docs-chat server (add it to the headers of your MCP client configuration).');
+      return jsonRpcError(
+        reply,
+        401,
+        TRANSPORT_ERROR,
+        'Send "Authorization: Bearer <MCP_TOKEN>" with the token configured on the docs-chat server (add it to the headers of your MCP client configuration).',
+      );
     }
   });
 
@@ -102,7 +111,12 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   });
 
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
-    jsonRpcError(reply.header('allow', 'POST'), 405, TRANSPORT_ERROR, 'This MCP server is stateless: send every JSON-RPC message with POST /mcp (no event stream, no session to end).');
+    jsonRpcError(
+      reply.header('allow', 'POST'),
+      405,
+      TRANSPORT_ERROR,
+      'This MCP server is stateless: send every JSON-RPC message with POST /mcp (no event stream, no session to end).',
+    );
   app.get('/mcp', routeConfig, notAllowed);
   app.delete('/mcp', routeConfig, notAllowed);
 };

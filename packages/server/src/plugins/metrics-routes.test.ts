@@ -22,7 +22,10 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
   const line = text
     .split('\n')
-    .find((candidate) => (candidate.startsWith(`${name}{`) || candidate.startsWith(`${name} `)) && wanted.every((label) => candidate.includes(label)));
+    .find(
+      (candidate) =>
+        (candidate.startsWith(`${name}{`) || candidate.startsWith(`${name} `)) && wanted.every((label) => candidate.includes(label)),
+    );
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -75,7 +78,8 @@ describe('GET /metrics without METRICS_TOKEN', () => {
   it('counts requests refused by the rate limit', async () => {
     // The limit is 3 per window; the first test asked once.
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 3; attempt += 1) statuses.push((await postChat(server.url, { message: 'What is a lock?', mode: 'general' })).status);
+    for (let attempt = 0; attempt < 3; attempt += 1)
+      statuses.push((await postChat(server.url, { message: 'What is a lock?', mode: 'general' })).status);
     expect(statuses).toEqual([200, 200, 429]);
     const text = await scrape(server);
     expect(sample(text, 'docs_chat_rate_limited_requests_total', { route: '/chat' })).toBe(1);
@@ -109,7 +113,9 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/Authorization: Bearer <METRICS_TOKEN>/);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}x` } })).status).toBe(401);
-    expect(sample(await scrape(server, `Bearer ${METRICS_TOKEN}`), 'docs_chat_http_requests_total', { route: '/metrics', status: '401' })).toBe(2);
+    expect(
+      sample(await scrape(server, `Bearer ${METRICS_TOKEN}`), 'docs_chat_http_requests_total', { route: '/metrics', status: '401' }),
+    ).toBe(2);
   });
 
   it('counts model retries and model errors by provider', async () => {
@@ -123,15 +129,19 @@ describe('GET /metrics with METRICS_TOKEN', () => {
 });
 
 describe('conversation store failures in /metrics', () => {
-  it('counts the operations that failed because the database could not be reached', async () => {
-    const store = await createConversationStore({ dataDir: ':memory:' });
-    const server = await startTestServer({ index, store });
-    try {
-      await store.close();
-      expect((await fetch(`${server.url}/conversations/6f1d2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b`)).status).toBe(503);
-      expect(sample(await scrape(server), 'docs_chat_conversation_store_failures_total', { backend: 'pglite' })).toBe(1);
-    } finally {
-      await server.close();
-    }
-  }, SETUP_TIMEOUT_MS);
+  it(
+    'counts the operations that failed because the database could not be reached',
+    async () => {
+      const store = await createConversationStore({ dataDir: ':memory:' });
+      const server = await startTestServer({ index, store });
+      try {
+        await store.close();
+        expect((await fetch(`${server.url}/conversations/6f1d2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b`)).status).toBe(503);
+        expect(sample(await scrape(server), 'docs_chat_conversation_store_failures_total', { backend: 'pglite' })).toBe(1);
+      } finally {
+        await server.close();
+      }
+    },
+    SETUP_TIMEOUT_MS,
+  );
 });

@@ -23,7 +23,8 @@ export const metricsRoutes: FastifyPluginAsync<MetricsRoutesOptions> = async (ap
       if (!match || !timingSafeEqual(digest(match[1] ?? ''), expected)) {
         reply.header('www-authenticate', 'Bearer realm="docs-chat metrics"');
         throw new HttpError('unauthorized', {
-          message: 'Send "Authorization: Bearer <METRICS_TOKEN>" with the token configured on the server (set it as the scrape job\'s bearer token in Prometheus).',
+          message:
+            'Send "Authorization: Bearer <METRICS_TOKEN>" with the token configured on the server (set it as the scrape job\'s bearer token in Prometheus).',
         });
       }
     }

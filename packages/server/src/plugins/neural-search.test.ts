@@ -23,9 +23,13 @@ afterAll(async () => {
 
 describe('search with the neural embedder', () => {
   it('finds the section for a question and names its embedder on /health', async () => {
-    const body = (await (await fetch(`${server.url}/search?q=${encodeURIComponent('persist the state across page reloads')}`)).json()) as SearchResponseBody;
+    const body = (await (
+      await fetch(`${server.url}/search?q=${encodeURIComponent('persist the state across page reloads')}`)
+    ).json()) as SearchResponseBody;
     expect(body.results[0]?.file).toBe('guides/configuring-the-harbor.md');
-    const health = (await (await fetch(`${server.url}/health`)).json()) as { services: { embedder?: { provider: string; dimensions: number } } };
+    const health = (await (await fetch(`${server.url}/health`)).json()) as {
+      services: { embedder?: { provider: string; dimensions: number } };
+    };
     expect(health.services.embedder).toMatchObject({ provider: 'neural', dimensions: 896 });
   });
 

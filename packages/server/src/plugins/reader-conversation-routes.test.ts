@@ -34,7 +34,9 @@ async function errorCode(response: Response): Promise<string> {
 describe('a reader owning their conversation', () => {
   it('downloads the conversation as a Markdown file with the question, the answer and links to its sources on the docs site', async () => {
     const { meta, answer } = await ask('How do I install Tidewater?');
-    const response = await fetch(`${server.url}/conversations/${meta.conversation_id}/export?format=md&site_url=${encodeURIComponent('https://docs.example.com')}`);
+    const response = await fetch(
+      `${server.url}/conversations/${meta.conversation_id}/export?format=md&site_url=${encodeURIComponent('https://docs.example.com')}`,
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="docs-chat-conversation-\d{4}-\d{2}-\d{2}\.md"$/);
@@ -48,7 +50,9 @@ describe('a reader owning their conversation', () => {
     const { meta } = await ask('What is a lock?');
     const pdf = await fetch(`${server.url}/conversations/${meta.conversation_id}/export?format=pdf`);
     expect(pdf.status).toBe(400);
-    expect(((await pdf.json()) as { error: { details: string[] } }).error.details).toEqual(['"format" must be "md" (Markdown), the only export format.']);
+    expect(((await pdf.json()) as { error: { details: string[] } }).error.details).toEqual([
+      '"format" must be "md" (Markdown), the only export format.',
+    ]);
     const badSite = await fetch(`${server.url}/conversations/${meta.conversation_id}/export?format=md&site_url=javascript:alert(1)`);
     expect(badSite.status).toBe(400);
     const unknown = await fetch(`${server.url}/conversations/6f1d2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b/export?format=md`);
@@ -91,7 +95,9 @@ describe('a reader owning their conversation', () => {
 
   it('deletes a conversation: it can no longer be resumed, exported or opened through an earlier share link', async () => {
     const { meta } = await ask('How do I install Tidewater?');
-    const { path } = (await (await fetch(`${server.url}/conversations/${meta.conversation_id}/share`, { method: 'POST' })).json()) as ShareBody;
+    const { path } = (await (
+      await fetch(`${server.url}/conversations/${meta.conversation_id}/share`, { method: 'POST' })
+    ).json()) as ShareBody;
     const deleted = await fetch(`${server.url}/conversations/${meta.conversation_id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);
     expect((await fetch(`${server.url}/conversations/${meta.conversation_id}`)).status).toBe(404);

@@ -60,7 +60,8 @@ function siteUrlFrom(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 2048) throw new HttpError('invalid_request', { details: problem });
   try {
     const url = new URL(value);
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '') throw new Error('not a site');
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '')
+      throw new Error('not a site');
     return url.toString();
   } catch {
     throw new HttpError('invalid_request', { details: problem });
@@ -74,28 +75,32 @@ export const readerConversationRoutes: FastifyPluginAsync<ReaderConversationRout
     '/conversations/:id/export',
     { schema: { params: conversationIdParamsSchema, querystring: exportQuerySchema } },
     async (request, reply) => {
-    const { id } = request.params;
-    const siteUrl = siteUrlFrom(request.query.site_url);
-    const conversation = await unavailableAs503(conversations.run((store) => store.getConversation(id)));
-    if (!conversation) throw new HttpError('conversation_not_found');
-    const day = conversation.createdAt.slice(0, 10);
-    return reply
-      .header('content-type', 'text/markdown; charset=utf-8')
-      .header('content-disposition', `attachment; filename="docs-chat-conversation-${day}.md"`)
-      .header('cache-control', 'no-store')
-      .send(conversationToMarkdown(conversation, siteUrl === undefined ? {} : { siteUrl }));
+      const { id } = request.params;
+      const siteUrl = siteUrlFrom(request.query.site_url);
+      const conversation = await unavailableAs503(conversations.run((store) => store.getConversation(id)));
+      if (!conversation) throw new HttpError('conversation_not_found');
+      const day = conversation.createdAt.slice(0, 10);
+      return reply
+        .header('content-type', 'text/markdown; charset=utf-8')
+        .header('content-disposition', `attachment; filename="docs-chat-conversation-${day}.md"`)
+        .header('cache-control', 'no-store')
+        .send(conversationToMarkdown(conversation, siteUrl === undefined ? {} : { siteUrl }));
     },
   );
 
-  app.post<{ Params: ConversationIdParams }>('/conversations/:id/share', { ...limited, schema: { params: conversationIdParamsSchema } }, async (request, reply): Promise<ShareBody> => {
-    const { id } = request.params;
-    const shareId = newShareId();
-    const created = await unavailableAs503(conversations.run((store) => store.createShare(id, shareId)));
-    if (!created) throw new HttpError('conversation_not_found');
-    request.log.info({ shareCreated: true }, 'conversation shared');
-    reply.code(201);
-    return { share_id: shareId, path: `/shared/${shareId}` };
-  });
+  app.post<{ Params: ConversationIdParams }>(
+    '/conversations/:id/share',
+    { ...limited, schema: { params: conversationIdParamsSchema } },
+    async (request, reply): Promise<ShareBody> => {
+      const { id } = request.params;
+      const shareId = newShareId();
+      const created = await unavailableAs503(conversations.run((store) => store.createShare(id, shareId)));
+      if (!created) throw new HttpError('conversation_not_found');
+      request.log.info({ shareCreated: true }, 'conversation shared');
+      reply.code(201);
+      return { share_id: shareId, path: `/shared/${shareId}` };
+    },
+  );
 
   app.get<{ Params: { shareId: string } }>('/shared/:shareId', async (request, reply): Promise<SharedConversationBody> => {
     const { shareId } = request.params;
@@ -110,16 +115,28 @@ export const readerConversationRoutes: FastifyPluginAsync<ReaderConversationRout
       messages: conversation.messages.flatMap((message) =>
         message.role === 'system'
           ? []
-          : [{ role: message.role, content: message.content, sources: message.sources, status: message.status, created_at: message.createdAt }],
+          : [
+              {
+                role: message.role,
+                content: message.content,
+                sources: message.sources,
+                status: message.status,
+                created_at: message.createdAt,
+              },
+            ],
       ),
     };
   });
 
-  app.delete<{ Params: ConversationIdParams }>('/conversations/:id', { ...limited, schema: { params: conversationIdParamsSchema } }, async (request, reply) => {
-    const { id } = request.params;
-    const deleted = await unavailableAs503(conversations.run((store) => store.deleteConversation(id)));
-    if (!deleted) throw new HttpError('conversation_not_found');
-    request.log.info({ conversationDeleted: true }, 'conversation deleted by its reader');
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: ConversationIdParams }>(
+    '/conversations/:id',
+    { ...limited, schema: { params: conversationIdParamsSchema } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const deleted = await unavailableAs503(conversations.run((store) => store.deleteConversation(id)));
+      if (!deleted) throw new HttpError('conversation_not_found');
+      request.log.info({ conversationDeleted: true }, 'conversation deleted by its reader');
+      return reply.code(204).send();
+    },
+  );
 };

@@ -1,6 +1,14 @@
 /** `GET /search?q=&k=[&explain=true][&version=&locale=&docs_instance=]`: the best chunks as JSON, for search without chat. */
 import type { FastifyPluginAsync } from 'fastify';
-import { MAX_MESSAGE_CHARS, SCOPE_VALUE, searchResponseSchema, Wire, type SearchResponse, type SearchResult, type Static } from '@docs-chat/core/protocol';
+import {
+  MAX_MESSAGE_CHARS,
+  SCOPE_VALUE,
+  searchResponseSchema,
+  Wire,
+  type SearchResponse,
+  type SearchResult,
+  type Static,
+} from '@docs-chat/core/protocol';
 import type { RetrievalHandle } from '../chat/chat-service.js';
 import { describeError } from '../chat/conversation-gateway.js';
 import { isDocsChatError } from '../core-api.js';
@@ -13,14 +21,24 @@ const DEFAULT_SEARCH_RESULTS = 5;
 const EXCERPT_CHARS = 300;
 
 const scopeName = (): ReturnType<typeof Wire.string> =>
-  Wire.string({ pattern: SCOPE_VALUE.source, problem: 'must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters).' });
+  Wire.string({
+    pattern: SCOPE_VALUE.source,
+    problem: 'must be a name like "2.0", "current" or "fr" (letters, digits, ".", "_", "-"; at most 64 characters).',
+  });
 
 /** The query string of `GET /search`; each parameter once (a repeated one arrives as a list and is refused). */
 export const searchQuerySchema = Wire.object(
   {
-    q: Wire.string({ maxLength: MAX_MESSAGE_CHARS, pattern: '\\S', problem: 'must hold the text to search for, e.g. /search?q=configure+the+store.' }),
+    q: Wire.string({
+      maxLength: MAX_MESSAGE_CHARS,
+      pattern: '\\S',
+      problem: 'must hold the text to search for, e.g. /search?q=configure+the+store.',
+    }),
     k: Wire.optional(
-      Wire.string({ pattern: '^(?:[1-9]|1[0-9]|20)$', problem: `must be a whole number from 1 to ${MAX_SEARCH_RESULTS} (default ${DEFAULT_SEARCH_RESULTS}).` }),
+      Wire.string({
+        pattern: '^(?:[1-9]|1[0-9]|20)$',
+        problem: `must be a whole number from 1 to ${MAX_SEARCH_RESULTS} (default ${DEFAULT_SEARCH_RESULTS}).`,
+      }),
     ),
     explain: Wire.optional(Wire.oneOf(['true', 'false'], { problem: 'must be true or false (default false).' })),
     version: Wire.optional(scopeName()),
@@ -61,7 +79,12 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
       };
 
       try {
-        const response = await retrieval.retriever.search(query, { k: limit, signal: clientDisconnectSignal(reply), explain: explain === 'true', scope });
+        const response = await retrieval.retriever.search(query, {
+          k: limit,
+          signal: clientDisconnectSignal(reply),
+          explain: explain === 'true',
+          scope,
+        });
         const body: SearchResponseBody = {
           query,
           results: response.hits.map((hit) => ({

@@ -71,7 +71,12 @@ describe('GET /search on a whole site', () => {
 
 describe('POST /chat on a whole site', () => {
   it("answers from the reader's version and locale, and says which", async () => {
-    const reply = await postChat(server.url, { message: 'How do I set the cache lifetime?', mode: 'general', version: 'current', locale: 'en' });
+    const reply = await postChat(server.url, {
+      message: 'How do I set the cache lifetime?',
+      mode: 'general',
+      version: 'current',
+      locale: 'en',
+    });
     expect(reply.status).toBe(200);
     const sources = eventOf(reply.events, 'sources');
     expect(sources?.scope).toEqual({ version: 'current', version_label: 'Next', locale: 'en' });
@@ -81,7 +86,12 @@ describe('POST /chat on a whole site', () => {
   });
 
   it('answers a question about another version from that version, and says so', async () => {
-    const reply = await postChat(server.url, { message: 'How did I set the cache lifetime in version 1.0?', mode: 'general', version: 'current', locale: 'en' });
+    const reply = await postChat(server.url, {
+      message: 'How did I set the cache lifetime in version 1.0?',
+      mode: 'general',
+      version: 'current',
+      locale: 'en',
+    });
     const sources = eventOf(reply.events, 'sources');
     expect(sources?.scope).toEqual({ version: '1.0', version_label: '1.0', locale: 'en', reader_version: 'current' });
     expect(sources?.sources.every((source) => source.version === '1.0')).toBe(true);
@@ -93,12 +103,19 @@ describe('POST /chat on a whole site', () => {
     const response = await fetch(`${server.url}/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ message: 'How did I set the cache lifetime in version 1.0?', mode: 'general', version: 'current', locale: 'en' }),
+      body: JSON.stringify({
+        message: 'How did I set the cache lifetime in version 1.0?',
+        mode: 'general',
+        version: 'current',
+        locale: 'en',
+      }),
     });
     expect(response.status).toBe(200);
     const body = (await response.json()) as ChatJsonResponse;
     expect(body.scope).toEqual({ version: '1.0', version_label: '1.0', locale: 'en', reader_version: 'current' });
-    expect(body.warnings).toEqual([{ code: 'other_version', message: 'This answer comes from the docs for version 1.0, not the version you are reading (Next).' }]);
+    expect(body.warnings).toEqual([
+      { code: 'other_version', message: 'This answer comes from the docs for version 1.0, not the version you are reading (Next).' },
+    ]);
     const same = await fetch(`${server.url}/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -107,14 +124,28 @@ describe('POST /chat on a whole site', () => {
     expect(((await same.json()) as ChatJsonResponse).warnings).toEqual([]);
   });
 
-  it('marks cited pages that are not translated into the reader\'s locale', async () => {
-    const reply = await postChat(server.url, { message: 'How do I choose the paper size when exporting?', mode: 'general', version: 'current', locale: 'fr' });
+  it("marks cited pages that are not translated into the reader's locale", async () => {
+    const reply = await postChat(server.url, {
+      message: 'How do I choose the paper size when exporting?',
+      mode: 'general',
+      version: 'current',
+      locale: 'fr',
+    });
     const sources = eventOf(reply.events, 'sources')?.sources ?? [];
-    expect(sources.find((source) => source.url.startsWith('/fr/docs/next/exporting'))).toMatchObject({ locale: 'fr', fallback_locale: 'en' });
+    expect(sources.find((source) => source.url.startsWith('/fr/docs/next/exporting'))).toMatchObject({
+      locale: 'fr',
+      fallback_locale: 'en',
+    });
   });
 
   it('leaves selection mode as it was: no search, no scope', async () => {
-    const reply = await postChat(server.url, { message: 'Explain this', mode: 'selection', context: 'Set cache.ttl in quillmark.toml.', version: '1.0', locale: 'fr' });
+    const reply = await postChat(server.url, {
+      message: 'Explain this',
+      mode: 'selection',
+      context: 'Set cache.ttl in quillmark.toml.',
+      version: '1.0',
+      locale: 'fr',
+    });
     expect(reply.status).toBe(200);
     expect(eventOf(reply.events, 'sources')).toBeUndefined();
   });

@@ -16,7 +16,10 @@ let repo: string;
 let server: TestServer;
 
 function git(...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: repo, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+  });
 }
 
 beforeAll(async () => {
@@ -27,7 +30,10 @@ beforeAll(async () => {
   git('init', '--quiet', '--initial-branch=main');
   git('add', '-A');
   git('commit', '--quiet', '-m', 'docs');
-  server = await startTestServer({ index, env: { ADMIN_TOKEN, GIT_WEBHOOK_SECRET: SECRET, GIT_URL: repo, GIT_REF: 'main', GIT_PATH: 'docs' } });
+  server = await startTestServer({
+    index,
+    env: { ADMIN_TOKEN, GIT_WEBHOOK_SECRET: SECRET, GIT_URL: repo, GIT_REF: 'main', GIT_PATH: 'docs' },
+  });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -39,7 +45,8 @@ afterAll(async () => {
 let deliveries = 0;
 function githubPush(body: unknown, options: { signature?: string | null; delivery?: string; event?: string } = {}): Promise<Response> {
   const raw = JSON.stringify(body);
-  const signature = options.signature === undefined ? `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}` : options.signature;
+  const signature =
+    options.signature === undefined ? `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}` : options.signature;
   return fetch(`${server.url}/webhooks/git`, {
     method: 'POST',
     headers: {
@@ -79,7 +86,11 @@ describe('git sync over HTTP', () => {
     expect((await githubPush(push, { signature: 'sha256=0000' })).status).toBe(401);
     const tampered = await fetch(`${server.url}/webhooks/git`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update('{}').digest('hex')}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update('{}').digest('hex')}`,
+      },
       body: JSON.stringify(push),
     });
     expect(tampered.status).toBe(401);
@@ -107,7 +118,10 @@ describe('git sync over HTTP', () => {
   });
 
   it('syncs on a signed push in the background, queues one run for pushes during it, and ignores a replayed delivery', async () => {
-    await writeFile(path.join(repo, 'docs', 'ferry.md'), '# Ferry timetable\n\nThe night ferry to the lighthouse island leaves at eleven.\n');
+    await writeFile(
+      path.join(repo, 'docs', 'ferry.md'),
+      '# Ferry timetable\n\nThe night ferry to the lighthouse island leaves at eleven.\n',
+    );
     git('add', '-A');
     git('commit', '--quiet', '-m', 'ferry page');
     const first = await githubPush({ ref: 'refs/heads/main' }, { delivery: 'same-delivery' });
@@ -133,7 +147,10 @@ describe('git sync over HTTP', () => {
     expect(await searchTop('night ferry lighthouse island')).toContain('Ferry timetable');
 
     // A restarted server knows the commit its index was synced to.
-    const restarted = await startTestServer({ index, env: { ADMIN_TOKEN, GIT_WEBHOOK_SECRET: SECRET, GIT_URL: repo, GIT_REF: 'main', GIT_PATH: 'docs' } });
+    const restarted = await startTestServer({
+      index,
+      env: { ADMIN_TOKEN, GIT_WEBHOOK_SECRET: SECRET, GIT_URL: repo, GIT_REF: 'main', GIT_PATH: 'docs' },
+    });
     try {
       const response = await fetch(`${restarted.url}/admin/ingest/status`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(((await response.json()) as { git: SyncStatus }).git).toMatchObject({ state: 'idle', lastCommit: done.lastCommit });

@@ -59,23 +59,30 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (ap
       throw new HttpError('signature_invalid');
     }
 
-    const delivery = header(headers['x-github-delivery']) ?? header(headers['x-gitlab-event-uuid']) ?? header(headers['x-gitlab-webhook-uuid']);
+    const delivery =
+      header(headers['x-github-delivery']) ?? header(headers['x-gitlab-event-uuid']) ?? header(headers['x-gitlab-webhook-uuid']);
     if (delivery !== undefined && !remember(`${host}:${delivery}`)) {
       return reply.code(200).send({ status: 'ignored', reason: `delivery ${delivery} was already received` });
     }
-    if (host === 'github' && githubEvent === 'ping') return reply.code(200).send({ status: 'ok', reason: 'ping received; push events will start a sync' });
+    if (host === 'github' && githubEvent === 'ping')
+      return reply.code(200).send({ status: 'ok', reason: 'ping received; push events will start a sync' });
     const isPush = host === 'github' ? githubEvent === 'push' : gitlabEvent === 'Push Hook';
-    if (!isPush) return reply.code(202).send({ status: 'ignored', reason: `only push events start a sync (got ${githubEvent ?? gitlabEvent})` });
+    if (!isPush)
+      return reply.code(202).send({ status: 'ignored', reason: `only push events start a sync (got ${githubEvent ?? gitlabEvent})` });
 
     let payload: { ref?: unknown; repository?: { default_branch?: unknown }; project?: { default_branch?: unknown } };
     try {
       payload = JSON.parse(raw.toString('utf8')) as typeof payload;
     } catch {
-      throw new HttpError('invalid_json', { message: 'The push event body is not JSON; set the webhook content type to application/json.' });
+      throw new HttpError('invalid_json', {
+        message: 'The push event body is not JSON; set the webhook content type to application/json.',
+      });
     }
     const wanted = branch ?? (host === 'github' ? payload.repository?.default_branch : payload.project?.default_branch);
     if (typeof payload.ref !== 'string' || typeof wanted !== 'string' || payload.ref !== `refs/heads/${wanted}`) {
-      return reply.code(202).send({ status: 'ignored', reason: `the push is to ${String(payload.ref)}, not to the synced branch ${String(wanted)}` });
+      return reply
+        .code(202)
+        .send({ status: 'ignored', reason: `the push is to ${String(payload.ref)}, not to the synced branch ${String(wanted)}` });
     }
     const result = job.request(host);
     request.log.info({ host, delivery, result }, 'git webhook accepted');

@@ -19,7 +19,13 @@ beforeAll(async () => {
   db = await openPgliteDatabase(':memory:');
   client = {
     query: async <Row>(text: string, params: readonly unknown[] = []) => (await db.query<Row>(text, [...params])).rows,
-    transaction: (work) => db.transaction((tx) => work({ query: async <Row>(text: string, params: readonly unknown[] = []) => (await tx.query<Row>(text, [...params])).rows, transaction: () => Promise.reject(new Error('nested')) })),
+    transaction: (work) =>
+      db.transaction((tx) =>
+        work({
+          query: async <Row>(text: string, params: readonly unknown[] = []) => (await tx.query<Row>(text, [...params])).rows,
+          transaction: () => Promise.reject(new Error('nested')),
+        }),
+      ),
   };
   await runMigrations(client);
 }, 60_000);

@@ -38,7 +38,16 @@ export interface SyncStatus {
   /** The commit the index was last built from by a successful sync. */
   lastCommit: string | null;
   /** The last successful run's summary. */
-  lastResult: { from: string | null; to: string; mode: string; changedFiles?: number; files: SyncReport['files']; chunks: number; embeddingCalls: number; durationMs: number } | null;
+  lastResult: {
+    from: string | null;
+    to: string;
+    mode: string;
+    changedFiles?: number;
+    files: SyncReport['files'];
+    chunks: number;
+    embeddingCalls: number;
+    durationMs: number;
+  } | null;
   /** The last run's error (cleared by a successful run); the previous index kept serving. */
   lastError: { code: string; message: string; hint?: string; at: string } | null;
 }
@@ -120,7 +129,10 @@ export class GitSyncJob {
         durationMs: report.durationMs,
       };
       this.current.lastError = null;
-      this.logger.info({ trigger, from: git?.from, to: git?.to, mode: git?.mode, embeddingCalls: report.embedding.calls }, 'git sync finished');
+      this.logger.info(
+        { trigger, from: git?.from, to: git?.to, mode: git?.mode, embeddingCalls: report.embedding.calls },
+        'git sync finished',
+      );
     } catch (error) {
       // Core errors are written for admins (what failed and what to do) and hold no secrets (URLs are redacted).
       this.current.lastError = isDocsChatError(error)

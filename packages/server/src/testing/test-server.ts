@@ -124,7 +124,11 @@ export interface ChatReply {
 }
 
 /** POSTs to /chat and reads the whole SSE answer with the protocol's parser. */
-export async function postChat(url: string, body: unknown, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<ChatReply> {
+export async function postChat(
+  url: string,
+  body: unknown,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+): Promise<ChatReply> {
   const response = await fetch(`${url}/chat`, {
     method: 'POST',
     ...init,

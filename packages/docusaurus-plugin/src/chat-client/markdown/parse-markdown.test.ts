@@ -54,7 +54,9 @@ describe('parseMarkdown', () => {
   it('turns [n] and [n, m] into citations but leaves links and words alone', () => {
     const [paragraph] = parseMarkdown(fixture('citations.md'));
     if (paragraph?.type !== 'paragraph') throw new Error('expected a paragraph');
-    const citations = paragraph.children.filter((node) => node.type === 'citation').map((node) => (node.type === 'citation' ? node.index : 0));
+    const citations = paragraph.children
+      .filter((node) => node.type === 'citation')
+      .map((node) => (node.type === 'citation' ? node.index : 0));
     expect(citations).toEqual([1, 2, 3, 1, 2, 99]);
     expect(paragraph.children.some((node) => node.type === 'link' && node.href === '/docs')).toBe(true);
   });

@@ -48,7 +48,9 @@ function splitTableRow(line: string): string[] {
 function startsTable(lines: string[], index: number): boolean {
   const header = lines[index];
   const delimiter = lines[index + 1];
-  return header !== undefined && delimiter !== undefined && header.includes('|') && delimiter.includes('-') && TABLE_DELIMITER.test(delimiter);
+  return (
+    header !== undefined && delimiter !== undefined && header.includes('|') && delimiter.includes('-') && TABLE_DELIMITER.test(delimiter)
+  );
 }
 
 function startsBlock(lines: string[], index: number): boolean {
@@ -97,7 +99,8 @@ function parseList(lines: string[], start: number): { node: BlockNode; next: num
       if (nextLine === undefined) break;
       const nextItem = LIST_ITEM.exec(nextLine);
       const continues =
-        indentOf(nextLine) >= contentIndent || (nextItem !== null && (nextItem[1] ?? '').length <= baseIndent + 1 && /\d/.test(nextItem[2] ?? '') === ordered);
+        indentOf(nextLine) >= contentIndent ||
+        (nextItem !== null && (nextItem[1] ?? '').length <= baseIndent + 1 && /\d/.test(nextItem[2] ?? '') === ordered);
       if (!continues) break;
       items[items.length - 1]?.push('');
       i += 1;
@@ -137,7 +140,10 @@ function parseTable(lines: string[], start: number): { node: BlockNode; next: nu
     rows.push(header.map((_, column) => parseInline(cells[column] ?? '')));
     i += 1;
   }
-  return { node: { type: 'table', align: header.map((_, column) => align[column] ?? null), header: header.map((cell) => parseInline(cell)), rows }, next: i };
+  return {
+    node: { type: 'table', align: header.map((_, column) => align[column] ?? null), header: header.map((cell) => parseInline(cell)), rows },
+    next: i,
+  };
 }
 
 function parseBlocks(lines: string[]): BlockNode[] {
@@ -259,5 +265,8 @@ export function markdownToPlainText(markdown: string): string {
       .filter((text) => text !== '')
       .join('\n');
   // Removing citations leaves "word ." behind: close those gaps.
-  return render(parseMarkdown(markdown)).replace(/[ \t]+/g, ' ').replace(/ ([.,;:!?])/g, '$1').trim();
+  return render(parseMarkdown(markdown))
+    .replace(/[ \t]+/g, ' ')
+    .replace(/ ([.,;:!?])/g, '$1')
+    .trim();
 }

@@ -13,6 +13,14 @@ export function translate({ message }: { id?: string; message: string; descripti
   return interpolate(message, values);
 }
 
-export default function Translate({ children, values }: { children: string; id?: string; description?: string; values?: Values }): ReactNode {
+export default function Translate({
+  children,
+  values,
+}: {
+  children: string;
+  id?: string;
+  description?: string;
+  values?: Values;
+}): ReactNode {
   return interpolate(children, values);
 }

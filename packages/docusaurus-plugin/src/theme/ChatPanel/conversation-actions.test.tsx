@@ -29,7 +29,16 @@ function storedConversation(): Record<string, unknown> {
     id: CONVERSATION_ID,
     created_at: '2026-11-21T10:00:00Z',
     messages: [
-      { id: 'a1b2c3d4-0000-4000-8000-000000000001', role: 'user', content: 'How do I re-run the ingest?', mode: 'general', sources: [], status: 'complete', finish_reason: null, created_at: '' },
+      {
+        id: 'a1b2c3d4-0000-4000-8000-000000000001',
+        role: 'user',
+        content: 'How do I re-run the ingest?',
+        mode: 'general',
+        sources: [],
+        status: 'complete',
+        finish_reason: null,
+        created_at: '',
+      },
       {
         id: 'c2b1d9e4-5a6f-4b7c-8d9e-0f1a2b3c4d5e',
         role: 'assistant',
@@ -130,7 +139,9 @@ describe('the conversation menu', () => {
     confirm = await openDelete();
     await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
     await within(panel).findByText('Conversation deleted.');
-    expect(server.requests.filter((request) => request.method === 'DELETE').map((request) => request.url)).toEqual([`/conversations/${CONVERSATION_ID}`]);
+    expect(server.requests.filter((request) => request.method === 'DELETE').map((request) => request.url)).toEqual([
+      `/conversations/${CONVERSATION_ID}`,
+    ]);
     expect(server.conversations.has(CONVERSATION_ID)).toBe(false);
     const conversation = within(panel).getByRole('region', { name: 'Conversation' });
     expect(within(conversation).queryByText(/only changed files/)).toBeNull();

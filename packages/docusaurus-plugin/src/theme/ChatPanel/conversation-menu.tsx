@@ -53,7 +53,12 @@ export function ConversationMenu({ exportHref, onShare, onDelete, disabled = fal
   };
 
   const onMenuKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
-    const moves: Record<string, number> = { ArrowDown: (focusIndex + 1) % itemCount, ArrowUp: (focusIndex + itemCount - 1) % itemCount, Home: 0, End: itemCount - 1 };
+    const moves: Record<string, number> = {
+      ArrowDown: (focusIndex + 1) % itemCount,
+      ArrowUp: (focusIndex + itemCount - 1) % itemCount,
+      Home: 0,
+      End: itemCount - 1,
+    };
     const target = moves[event.key];
     if (target !== undefined) {
       event.preventDefault();
@@ -91,7 +96,11 @@ export function ConversationMenu({ exportHref, onShare, onDelete, disabled = fal
         onClick={() => (open ? close(true) : openAt(0))}
         onKeyDown={onButtonKeyDown}
       >
-        {translate({ id: 'docsChat.menu.button', message: 'Conversation', description: 'Button that opens the menu of conversation actions (export, share, delete)' })}
+        {translate({
+          id: 'docsChat.menu.button',
+          message: 'Conversation',
+          description: 'Button that opens the menu of conversation actions (export, share, delete)',
+        })}
       </button>
       <div
         id={menuId}
@@ -106,13 +115,25 @@ export function ConversationMenu({ exportHref, onShare, onDelete, disabled = fal
         }}
       >
         <a {...item(0)} href={exportHref} download onClick={() => close(true)}>
-          {translate({ id: 'docsChat.menu.export', message: 'Export as Markdown', description: 'Menu item that downloads the conversation as a Markdown file' })}
+          {translate({
+            id: 'docsChat.menu.export',
+            message: 'Export as Markdown',
+            description: 'Menu item that downloads the conversation as a Markdown file',
+          })}
         </a>
         <button {...item(1)} type="button" onClick={() => choose(onShare)}>
-          {translate({ id: 'docsChat.menu.share', message: 'Copy share link', description: 'Menu item that copies a read-only link to the conversation' })}
+          {translate({
+            id: 'docsChat.menu.share',
+            message: 'Copy share link',
+            description: 'Menu item that copies a read-only link to the conversation',
+          })}
         </button>
         <button {...item(2)} type="button" onClick={() => choose(onDelete)}>
-          {translate({ id: 'docsChat.menu.delete', message: 'Delete conversation', description: 'Menu item that asks to delete the conversation' })}
+          {translate({
+            id: 'docsChat.menu.delete',
+            message: 'Delete conversation',
+            description: 'Menu item that asks to delete the conversation',
+          })}
         </button>
       </div>
     </div>

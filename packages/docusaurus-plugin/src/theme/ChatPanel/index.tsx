@@ -53,21 +53,45 @@ function errorText(error: ChatErrorState): string {
     case 'rate_limited':
       return error.retryAfterSeconds !== null
         ? translate(
-            { id: 'docsChat.error.rateLimitedWait', message: 'You have asked many questions in a short time. Please wait {seconds} seconds, then try again.', description: 'Error on HTTP 429 with a retry-after' },
+            {
+              id: 'docsChat.error.rateLimitedWait',
+              message: 'You have asked many questions in a short time. Please wait {seconds} seconds, then try again.',
+              description: 'Error on HTTP 429 with a retry-after',
+            },
             { seconds: String(error.retryAfterSeconds) },
           )
-        : translate({ id: 'docsChat.error.rateLimited', message: 'You have asked many questions in a short time. Please wait a moment, then try again.', description: 'Error on HTTP 429' });
+        : translate({
+            id: 'docsChat.error.rateLimited',
+            message: 'You have asked many questions in a short time. Please wait a moment, then try again.',
+            description: 'Error on HTTP 429',
+          });
     case 'busy':
-      return translate({ id: 'docsChat.error.busy', message: 'The docs assistant is busy right now. Please try again in a moment.', description: 'Error when the server or model is overloaded' });
+      return translate({
+        id: 'docsChat.error.busy',
+        message: 'The docs assistant is busy right now. Please try again in a moment.',
+        description: 'Error when the server or model is overloaded',
+      });
     case 'not_found':
-      return translate({ id: 'docsChat.error.notFound', message: 'That conversation is no longer available. Start a new one.', description: 'Error when a saved conversation cannot be found' });
+      return translate({
+        id: 'docsChat.error.notFound',
+        message: 'That conversation is no longer available. Start a new one.',
+        description: 'Error when a saved conversation cannot be found',
+      });
     case 'protocol':
-      return translate({ id: 'docsChat.error.protocol', message: 'The docs assistant was updated. Reload the page to keep chatting.', description: 'Error when the server speaks another protocol version' });
+      return translate({
+        id: 'docsChat.error.protocol',
+        message: 'The docs assistant was updated. Reload the page to keep chatting.',
+        description: 'Error when the server speaks another protocol version',
+      });
     case 'invalid_request':
       // The server's own message says what to change (e.g. the question is too long).
       return error.message;
     case 'server':
-      return translate({ id: 'docsChat.error.server', message: 'Something went wrong while answering. Please try again.', description: 'Generic server error' });
+      return translate({
+        id: 'docsChat.error.server',
+        message: 'Something went wrong while answering. Please try again.',
+        description: 'Generic server error',
+      });
   }
 }
 
@@ -81,11 +105,23 @@ function announcementFor(state: ChatState): string {
   const last = state.messages[state.messages.length - 1];
   if (last?.role === 'assistant' && last.status === 'streaming') {
     return last.content === ''
-      ? translate({ id: 'docsChat.announce.searching', message: 'Searching the docs…', description: 'Announced to screen readers when a question was sent' })
-      : translate({ id: 'docsChat.announce.writing', message: 'Writing the answer…', description: 'Announced to screen readers when the answer starts to arrive' });
+      ? translate({
+          id: 'docsChat.announce.searching',
+          message: 'Searching the docs…',
+          description: 'Announced to screen readers when a question was sent',
+        })
+      : translate({
+          id: 'docsChat.announce.writing',
+          message: 'Writing the answer…',
+          description: 'Announced to screen readers when the answer starts to arrive',
+        });
   }
   if (last?.role === 'assistant' && last.status === 'stopped') {
-    return translate({ id: 'docsChat.announce.stopped', message: 'Answer stopped.', description: 'Announced to screen readers when the reader stopped an answer' });
+    return translate({
+      id: 'docsChat.announce.stopped',
+      message: 'Answer stopped.',
+      description: 'Announced to screen readers when the reader stopped an answer',
+    });
   }
   return state.announcement === '' ? '' : markdownToPlainText(state.announcement);
 }
@@ -96,7 +132,17 @@ export interface CloseOptions {
 }
 
 /** The side panel, loaded on first use: it owns the conversation. */
-export default function ChatPanel({ open, onClose, settings, selection, onExitSelection, question, fetch: fetchImpl, sharedId = null, onLeaveShared }: Props): ReactNode {
+export default function ChatPanel({
+  open,
+  onClose,
+  settings,
+  selection,
+  onExitSelection,
+  question,
+  fetch: fetchImpl,
+  sharedId = null,
+  onLeaveShared,
+}: Props): ReactNode {
   const titleId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
   const getScope = useReaderScope();
@@ -127,7 +173,12 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
   // reopens the panel. Only Stop (or leaving the page) stops it.
 
   const offerResume =
-    !resumeDecided && persistence.ready && persistence.savedConversationId !== null && state.messages.length === 0 && state.status === 'idle' && state.error === null;
+    !resumeDecided &&
+    persistence.ready &&
+    persistence.savedConversationId !== null &&
+    state.messages.length === 0 &&
+    state.status === 'idle' &&
+    state.error === null;
 
   const ask = useCallback(
     (message: string) => {
@@ -203,19 +254,38 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
     setManualShareLink(null);
     let link: string;
     try {
-      link = shareLink(window.location.href, await shareConversation(settings.serverUrl, conversationId, fetchImpl ? { fetch: fetchImpl } : {}));
+      link = shareLink(
+        window.location.href,
+        await shareConversation(settings.serverUrl, conversationId, fetchImpl ? { fetch: fetchImpl } : {}),
+      );
     } catch {
-      setActionNotice(translate({ id: 'docsChat.share.failed', message: 'The share link could not be created. Try again in a moment.', description: 'Shown when creating a share link failed' }));
+      setActionNotice(
+        translate({
+          id: 'docsChat.share.failed',
+          message: 'The share link could not be created. Try again in a moment.',
+          description: 'Shown when creating a share link failed',
+        }),
+      );
       return;
     }
     try {
       await navigator.clipboard.writeText(link);
       setActionNotice(
-        translate({ id: 'docsChat.share.copied', message: 'Share link copied. Anyone with the link can read this conversation, but not continue or delete it.', description: 'Shown when the share link was copied' }),
+        translate({
+          id: 'docsChat.share.copied',
+          message: 'Share link copied. Anyone with the link can read this conversation, but not continue or delete it.',
+          description: 'Shown when the share link was copied',
+        }),
       );
     } catch {
       setManualShareLink(link);
-      setActionNotice(translate({ id: 'docsChat.share.copyByHand', message: 'Copy the share link below.', description: 'Shown when the clipboard cannot be written' }));
+      setActionNotice(
+        translate({
+          id: 'docsChat.share.copyByHand',
+          message: 'Copy the share link below.',
+          description: 'Shown when the clipboard cannot be written',
+        }),
+      );
     }
   };
 
@@ -225,7 +295,13 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
       await deleteConversation(settings.serverUrl, conversationId, fetchImpl ? { fetch: fetchImpl } : {});
     } catch {
       setConfirmingDelete(false);
-      setActionNotice(translate({ id: 'docsChat.delete.failed', message: 'The conversation could not be deleted. Try again in a moment.', description: 'Shown when deleting failed' }));
+      setActionNotice(
+        translate({
+          id: 'docsChat.delete.failed',
+          message: 'The conversation could not be deleted. Try again in a moment.',
+          description: 'Shown when deleting failed',
+        }),
+      );
       return;
     }
     setConfirmingDelete(false);
@@ -233,7 +309,9 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
     setResumeDecided(true);
     chat.startNew();
     clear();
-    setActionNotice(translate({ id: 'docsChat.delete.done', message: 'Conversation deleted.', description: 'Shown after the conversation was deleted' }));
+    setActionNotice(
+      translate({ id: 'docsChat.delete.done', message: 'Conversation deleted.', description: 'Shown after the conversation was deleted' }),
+    );
     focusQuestionBox();
   };
 
@@ -254,10 +332,18 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
     });
   const placeholder =
     (preparedSelection
-      ? translate({ id: 'docsChat.input.placeholderSelection', message: 'Ask about the selected text…', description: 'Placeholder in selection mode' })
+      ? translate({
+          id: 'docsChat.input.placeholderSelection',
+          message: 'Ask about the selected text…',
+          description: 'Placeholder in selection mode',
+        })
       : null) ??
     settings.placeholder ??
-    translate({ id: 'docsChat.input.placeholder', message: 'Ask a question about the docs…', description: 'Placeholder of the question box' });
+    translate({
+      id: 'docsChat.input.placeholder',
+      message: 'Ask a question about the docs…',
+      description: 'Placeholder of the question box',
+    });
 
   return (
     <div
@@ -281,8 +367,17 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
           {title}
         </h2>
         <div className={styles.headerActions}>
-          <button type="button" className={styles.iconButton} aria-pressed={mode === 'search'} onClick={() => setMode(mode === 'search' ? 'chat' : 'search')}>
-            {translate({ id: 'docsChat.panel.searchMode', message: 'Search', description: 'Toggle button that shows search results in the panel instead of the chat' })}
+          <button
+            type="button"
+            className={styles.iconButton}
+            aria-pressed={mode === 'search'}
+            onClick={() => setMode(mode === 'search' ? 'chat' : 'search')}
+          >
+            {translate({
+              id: 'docsChat.panel.searchMode',
+              message: 'Search',
+              description: 'Toggle button that shows search results in the panel instead of the chat',
+            })}
           </button>
           {sharedId === null && conversationId !== null && state.persisted && (
             <ConversationMenu
@@ -294,17 +389,28 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
           )}
           {sharedId === null && state.messages.length > 0 && (
             <button type="button" className={styles.iconButton} onClick={startNew} disabled={state.status === 'streaming'}>
-              {translate({ id: 'docsChat.panel.newConversation', message: 'New chat', description: 'Button that starts a new conversation' })}
+              {translate({
+                id: 'docsChat.panel.newConversation',
+                message: 'New chat',
+                description: 'Button that starts a new conversation',
+              })}
             </button>
           )}
           <button
             type="button"
             className={styles.iconButton}
             onClick={() => onClose()}
-            aria-label={translate({ id: 'docsChat.panel.close', message: 'Close chat', description: 'Accessible name of the close button' })}
+            aria-label={translate({
+              id: 'docsChat.panel.close',
+              message: 'Close chat',
+              description: 'Accessible name of the close button',
+            })}
           >
             <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
-              <path fill="currentColor" d="M18.3 5.7 12 12l6.3 6.3-1.4 1.4L10.6 13.4 4.3 19.7 2.9 18.3 9.2 12 2.9 5.7l1.4-1.4 6.3 6.3 6.3-6.3z" />
+              <path
+                fill="currentColor"
+                d="M18.3 5.7 12 12l6.3 6.3-1.4 1.4L10.6 13.4 4.3 19.7 2.9 18.3 9.2 12 2.9 5.7l1.4-1.4 6.3 6.3 6.3-6.3z"
+              />
             </svg>
           </button>
         </div>
@@ -324,107 +430,123 @@ export default function ChatPanel({ open, onClose, settings, selection, onExitSe
       {sharedId !== null ? (
         <SharedView state={shared} onLeave={onLeaveShared} onNavigate={navigate} />
       ) : (
-      <>
-      {confirmingDelete && (
-        <DeleteConfirmation onConfirm={() => void confirmDelete()} onCancel={() => setConfirmingDelete(false)} />
-      )}
+        <>
+          {confirmingDelete && <DeleteConfirmation onConfirm={() => void confirmDelete()} onCancel={() => setConfirmingDelete(false)} />}
 
-      {manualShareLink !== null && (
-        <label className={styles.shareLink}>
-          {translate({ id: 'docsChat.share.linkLabel', message: 'Share link', description: 'Label of the field holding the share link to copy by hand' })}
-          <input type="text" readOnly value={manualShareLink} onFocus={(event) => event.currentTarget.select()} />
-        </label>
-      )}
+          {manualShareLink !== null && (
+            <label className={styles.shareLink}>
+              {translate({
+                id: 'docsChat.share.linkLabel',
+                message: 'Share link',
+                description: 'Label of the field holding the share link to copy by hand',
+              })}
+              <input type="text" readOnly value={manualShareLink} onFocus={(event) => event.currentTarget.select()} />
+            </label>
+          )}
 
-      {!state.persisted && (
-        <p className={styles.notice} role="status">
-          {translate({
-            id: 'docsChat.panel.notSaved',
-            message: 'This conversation is not being saved right now, so it cannot be resumed later. Answers still work.',
-            description: 'Shown when the server could not store the conversation',
-          })}
-        </p>
-      )}
+          {!state.persisted && (
+            <p className={styles.notice} role="status">
+              {translate({
+                id: 'docsChat.panel.notSaved',
+                message: 'This conversation is not being saved right now, so it cannot be resumed later. Answers still work.',
+                description: 'Shown when the server could not store the conversation',
+              })}
+            </p>
+          )}
 
-      {preparedSelection && (
-        <SelectionMode
-          text={preparedSelection.text}
-          truncated={preparedSelection.truncated}
-          estimatedTokens={preparedSelection.estimatedTokens}
-          onExit={onExitSelection}
-        />
-      )}
+          {preparedSelection && (
+            <SelectionMode
+              text={preparedSelection.text}
+              truncated={preparedSelection.truncated}
+              estimatedTokens={preparedSelection.estimatedTokens}
+              onExit={onExitSelection}
+            />
+          )}
 
-      {offerResume ? (
-        <div className={styles.resume}>
-          <p>
-            {translate({ id: 'docsChat.resume.prompt', message: 'You have an earlier conversation.', description: 'Shown when a saved conversation exists' })}
-          </p>
-          <div className={styles.resumeActions}>
-            <button type="button" className={styles.primaryButton} onClick={resume}>
-              {translate({ id: 'docsChat.resume.resume', message: 'Resume last conversation', description: 'Button that reloads the saved conversation' })}
-            </button>
-            <button type="button" className={styles.secondaryButton} onClick={startNew}>
-              {translate({ id: 'docsChat.resume.new', message: 'Start new', description: 'Button that starts a fresh conversation' })}
-            </button>
-          </div>
-        </div>
-      ) : state.status === 'resuming' ? (
-        <p className={styles.loading} role="status">
-          {translate({ id: 'docsChat.resume.loading', message: 'Loading your conversation…', description: 'Shown while a saved conversation loads' })}
-        </p>
-      ) : (
-        <MessageList
-          messages={state.messages}
-          welcomeMessage={welcome}
-          suggestedQuestions={preparedSelection ? [] : settings.suggestedQuestions}
-          onAsk={ask}
-          onRate={handleRate}
-          onNavigate={navigate}
-          {...(canAskAgain ? { onAskAgain: askAgain } : {})}
-        />
-      )}
+          {offerResume ? (
+            <div className={styles.resume}>
+              <p>
+                {translate({
+                  id: 'docsChat.resume.prompt',
+                  message: 'You have an earlier conversation.',
+                  description: 'Shown when a saved conversation exists',
+                })}
+              </p>
+              <div className={styles.resumeActions}>
+                <button type="button" className={styles.primaryButton} onClick={resume}>
+                  {translate({
+                    id: 'docsChat.resume.resume',
+                    message: 'Resume last conversation',
+                    description: 'Button that reloads the saved conversation',
+                  })}
+                </button>
+                <button type="button" className={styles.secondaryButton} onClick={startNew}>
+                  {translate({ id: 'docsChat.resume.new', message: 'Start new', description: 'Button that starts a fresh conversation' })}
+                </button>
+              </div>
+            </div>
+          ) : state.status === 'resuming' ? (
+            <p className={styles.loading} role="status">
+              {translate({
+                id: 'docsChat.resume.loading',
+                message: 'Loading your conversation…',
+                description: 'Shown while a saved conversation loads',
+              })}
+            </p>
+          ) : (
+            <MessageList
+              messages={state.messages}
+              welcomeMessage={welcome}
+              suggestedQuestions={preparedSelection ? [] : settings.suggestedQuestions}
+              onAsk={ask}
+              onRate={handleRate}
+              onNavigate={navigate}
+              {...(canAskAgain ? { onAskAgain: askAgain } : {})}
+            />
+          )}
 
-      {state.error?.kind === 'network' && state.lastQuestion && (
-        <OfflineAnswer
-          question={state.lastQuestion.message}
-          onRetry={retry}
-          onDismiss={dismissError}
-          onNavigate={navigate}
-          {...(fetchImpl ? { fetch: fetchImpl } : {})}
-        />
-      )}
+          {state.error?.kind === 'network' && state.lastQuestion && (
+            <OfflineAnswer
+              question={state.lastQuestion.message}
+              onRetry={retry}
+              onDismiss={dismissError}
+              onNavigate={navigate}
+              {...(fetchImpl ? { fetch: fetchImpl } : {})}
+            />
+          )}
 
-      {state.error && !(state.error.kind === 'network' && state.lastQuestion) && (
-        <div className={styles.error} role="alert">
-          <p>{errorText(state.error)}</p>
-          <div className={styles.errorActions}>
-            {state.error.retryable && state.lastQuestion && (
-              <button type="button" className={styles.primaryButton} onClick={retry}>
-                {translate({ id: 'docsChat.error.retry', message: 'Retry', description: 'Button that sends the last question again' })}
-              </button>
-            )}
-            {state.error.kind === 'protocol' && (
-              <button type="button" className={styles.primaryButton} onClick={() => window.location.reload()}>
-                {translate({ id: 'docsChat.error.reload', message: 'Reload page', description: 'Button that reloads the page' })}
-              </button>
-            )}
-            <button type="button" className={styles.secondaryButton} onClick={dismissError}>
-              {translate({ id: 'docsChat.error.dismiss', message: 'Dismiss', description: 'Button that hides the error' })}
-            </button>
-          </div>
-        </div>
-      )}
+          {state.error && !(state.error.kind === 'network' && state.lastQuestion) && (
+            <div className={styles.error} role="alert">
+              <p>{errorText(state.error)}</p>
+              <div className={styles.errorActions}>
+                {state.error.retryable && state.lastQuestion && (
+                  <button type="button" className={styles.primaryButton} onClick={retry}>
+                    {translate({ id: 'docsChat.error.retry', message: 'Retry', description: 'Button that sends the last question again' })}
+                  </button>
+                )}
+                {state.error.kind === 'protocol' && (
+                  <button type="button" className={styles.primaryButton} onClick={() => window.location.reload()}>
+                    {translate({ id: 'docsChat.error.reload', message: 'Reload page', description: 'Button that reloads the page' })}
+                  </button>
+                )}
+                <button type="button" className={styles.secondaryButton} onClick={dismissError}>
+                  {translate({ id: 'docsChat.error.dismiss', message: 'Dismiss', description: 'Button that hides the error' })}
+                </button>
+              </div>
+            </div>
+          )}
 
-      <InputBox
-        onSubmit={ask}
-        onStop={chat.stop}
-        streaming={state.status === 'streaming'}
-        disabled={state.status === 'resuming'}
-        placeholder={placeholder}
-        focusKey={open && !offerResume && !confirmingDelete && mode === 'chat' ? `${String(open)}-${selection ?? ''}-${focusRequest}` : false}
-      />
-      </>
+          <InputBox
+            onSubmit={ask}
+            onStop={chat.stop}
+            streaming={state.status === 'streaming'}
+            disabled={state.status === 'resuming'}
+            placeholder={placeholder}
+            focusKey={
+              open && !offerResume && !confirmingDelete && mode === 'chat' ? `${String(open)}-${selection ?? ''}-${focusRequest}` : false
+            }
+          />
+        </>
       )}
 
       <div className={hidden.visuallyHidden} role="status">
@@ -503,26 +625,49 @@ function SharedView({
         </p>
         {onLeave && (
           <button type="button" className={styles.secondaryButton} onClick={onLeave}>
-            {translate({ id: 'docsChat.shared.leave', message: 'Back to your own conversation', description: 'Button that leaves the shared conversation' })}
+            {translate({
+              id: 'docsChat.shared.leave',
+              message: 'Back to your own conversation',
+              description: 'Button that leaves the shared conversation',
+            })}
           </button>
         )}
       </div>
       {state.status === 'loading' && (
         <p className={styles.loading} role="status">
-          {translate({ id: 'docsChat.shared.loading', message: 'Loading the shared conversation…', description: 'Shown while a shared conversation loads' })}
+          {translate({
+            id: 'docsChat.shared.loading',
+            message: 'Loading the shared conversation…',
+            description: 'Shown while a shared conversation loads',
+          })}
         </p>
       )}
       {state.status === 'failed' && (
         <div className={styles.error} role="alert">
           <p>
             {state.error.kind === 'not_found'
-              ? translate({ id: 'docsChat.shared.notFound', message: 'This shared conversation does not exist or was deleted. Ask whoever shared it for a new link.', description: 'Shown when a shared conversation is gone' })
-              : translate({ id: 'docsChat.shared.failed', message: 'The shared conversation cannot be loaded right now. Reload the page to try again.', description: 'Shown when a shared conversation failed to load' })}
+              ? translate({
+                  id: 'docsChat.shared.notFound',
+                  message: 'This shared conversation does not exist or was deleted. Ask whoever shared it for a new link.',
+                  description: 'Shown when a shared conversation is gone',
+                })
+              : translate({
+                  id: 'docsChat.shared.failed',
+                  message: 'The shared conversation cannot be loaded right now. Reload the page to try again.',
+                  description: 'Shown when a shared conversation failed to load',
+                })}
           </p>
         </div>
       )}
       {state.status === 'loaded' && (
-        <MessageList messages={state.messages} welcomeMessage="" suggestedQuestions={[]} onAsk={() => undefined} onRate={() => undefined} onNavigate={onNavigate} />
+        <MessageList
+          messages={state.messages}
+          welcomeMessage=""
+          suggestedQuestions={[]}
+          onAsk={() => undefined}
+          onRate={() => undefined}
+          onNavigate={onNavigate}
+        />
       )}
     </>
   );

@@ -152,7 +152,9 @@ describe('ChatWidget', () => {
       // The page's MutationObserver reports in a microtask: an async act lets React's update land inside it.
       await act(async () => document.documentElement.setAttribute('data-theme', 'dark'));
       await waitFor(() => expect(within(panel).getByTestId('site-code-block').getAttribute('data-color-mode')).toBe('dark'));
-      expect(within(panel).getByTestId('site-code-block').textContent).toContain('export default { plugins: ["@docs-chat/docusaurus-plugin"] };');
+      expect(within(panel).getByTestId('site-code-block').textContent).toContain(
+        'export default { plugins: ["@docs-chat/docusaurus-plugin"] };',
+      );
     } finally {
       await act(async () => document.documentElement.removeAttribute('data-theme'));
     }
@@ -232,7 +234,10 @@ describe('ChatWidget', () => {
     expect(alert.textContent).toContain('Please wait 30 seconds, then try again.');
     await user.click(within(alert).getByRole('button', { name: 'Retry' }));
     expect(await within(conversation(panel)).findByText('Slow but steady.')).toBeTruthy();
-    expect(chatRequests().map((request) => (request.body as { message: string }).message)).toEqual(['Why is the sky blue?', 'Why is the sky blue?']);
+    expect(chatRequests().map((request) => (request.body as { message: string }).message)).toEqual([
+      'Why is the sky blue?',
+      'Why is the sky blue?',
+    ]);
     expect(within(conversation(panel)).getAllByText('Why is the sky blue?')).toHaveLength(1);
     expect(within(panel).queryByRole('alert')).toBeNull();
   });
@@ -266,7 +271,10 @@ describe('ChatWidget', () => {
   it('copies an answer and stores a thumbs-up through POST /feedback', async () => {
     const user = userEvent.setup();
     const copied: string[] = [];
-    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (text: string) => void copied.push(text) } });
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: async (text: string) => void copied.push(text) },
+    });
     server.answerChatWith({ body: readFixture('heartbeats.sse') });
     renderWidget(testSettings(server.url));
     const panel = await openPanel(user);
@@ -318,8 +326,26 @@ describe('ChatWidget', () => {
       id: CONVERSATION_ID,
       created_at: '2026-11-21T10:00:00Z',
       messages: [
-        { id: 'a1b2c3d4-0000-4000-8000-000000000001', role: 'user', content: 'How do I re-run the ingest?', mode: 'general', sources: [], status: 'complete', finish_reason: null, created_at: '' },
-        { id: MESSAGE_ID, role: 'assistant', content: 'Run it again [1].', mode: 'general', sources: [{ file: 'guides/ingest.md', title: 'Ingest', heading: null, heading_path: [], url: '/docs/guides/ingest', score: 1 }], status: 'complete', finish_reason: 'stop', created_at: '' },
+        {
+          id: 'a1b2c3d4-0000-4000-8000-000000000001',
+          role: 'user',
+          content: 'How do I re-run the ingest?',
+          mode: 'general',
+          sources: [],
+          status: 'complete',
+          finish_reason: null,
+          created_at: '',
+        },
+        {
+          id: MESSAGE_ID,
+          role: 'assistant',
+          content: 'Run it again [1].',
+          mode: 'general',
+          sources: [{ file: 'guides/ingest.md', title: 'Ingest', heading: null, heading_path: [], url: '/docs/guides/ingest', score: 1 }],
+          status: 'complete',
+          finish_reason: 'stop',
+          created_at: '',
+        },
       ],
     });
     renderWidget(testSettings(server.url));
@@ -345,7 +371,16 @@ describe('ChatWidget', () => {
       id: CONVERSATION_ID,
       created_at: '2026-11-21T10:00:00Z',
       messages: [
-        { id: 'a1b2c3d4-0000-4000-8000-000000000001', role: 'user', content: 'How do I re-run the ingest?', mode: 'general', sources: [], status: 'complete', finish_reason: null, created_at: '' },
+        {
+          id: 'a1b2c3d4-0000-4000-8000-000000000001',
+          role: 'user',
+          content: 'How do I re-run the ingest?',
+          mode: 'general',
+          sources: [],
+          status: 'complete',
+          finish_reason: null,
+          created_at: '',
+        },
         { id: MESSAGE_ID, role: 'assistant', mode: 'general', sources: [], finish_reason: null, created_at: '', ...answer },
       ],
     });
@@ -368,7 +403,11 @@ describe('ChatWidget', () => {
     server.answerChatWith({ body: readFixture('general-answer.sse') });
     await user.click(within(conversation(panel)).getByRole('button', { name: 'Ask again' }));
     await within(conversation(panel)).findByText(/only changed files/);
-    expect(chatRequests().at(-1)?.body).toMatchObject({ message: 'How do I re-run the ingest?', mode: 'general', conversation_id: CONVERSATION_ID });
+    expect(chatRequests().at(-1)?.body).toMatchObject({
+      message: 'How do I re-run the ingest?',
+      mode: 'general',
+      conversation_id: CONVERSATION_ID,
+    });
     await waitFor(() => expect(document.activeElement).toBe(within(panel).getByRole('textbox', { name: 'Your question' })));
   });
 
@@ -389,7 +428,12 @@ describe('ChatWidget', () => {
     const up = within(conversation(panel)).getByRole('button', { name: 'Helpful answer' });
     expect(up.getAttribute('aria-pressed')).toBe('true');
     await user.click(up);
-    await waitFor(() => expect(server.requests.filter((request) => request.url === '/feedback').at(-1)?.body).toEqual({ message_id: MESSAGE_ID, rating: null }));
+    await waitFor(() =>
+      expect(server.requests.filter((request) => request.url === '/feedback').at(-1)?.body).toEqual({
+        message_id: MESSAGE_ID,
+        rating: null,
+      }),
+    );
     await waitFor(() => expect(up.getAttribute('aria-pressed')).toBe('false'));
     expect(within(conversation(panel)).queryByText('Thanks for the feedback')).toBeNull();
   });

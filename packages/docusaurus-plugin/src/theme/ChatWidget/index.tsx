@@ -3,7 +3,13 @@ import { translate } from '@docusaurus/Translate';
 import { onAskInChat } from '../../chat-client/ask-event.js';
 import { SHARE_PARAMETER, shareIdFromLocation } from '../../chat-client/share-link.js';
 import { useTextSelection } from '../../chat-client/use-text-selection.js';
-import { describeShortcut, isApplePlatform, matchesShortcut, parseShortcut, type KeyboardShortcut } from '../../chat-client/keyboard-shortcut.js';
+import {
+  describeShortcut,
+  isApplePlatform,
+  matchesShortcut,
+  parseShortcut,
+  type KeyboardShortcut,
+} from '../../chat-client/keyboard-shortcut.js';
 import { useDocsChatSettings } from '../../theme-support/use-docs-chat-settings.js';
 import PanelErrorBoundary from './panel-error-boundary.js';
 import styles from './styles.module.css';
@@ -149,13 +155,25 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
 
   const shortcutLabel = settings.shortcut ? describeShortcut(settings.shortcut, apple) : null;
   // The visible text must be part of the accessible name (WCAG 2.5.3, label in name).
-  const launcherLabel = translate({ id: 'docsChat.launcher.label', message: 'Ask the docs', description: 'Text of the button that opens the chat' });
+  const launcherLabel = translate({
+    id: 'docsChat.launcher.label',
+    message: 'Ask the docs',
+    description: 'Text of the button that opens the chat',
+  });
   const launcherName = shortcutLabel
     ? translate(
-        { id: 'docsChat.launcher.accessibleName', message: 'Ask the docs ({shortcut})', description: 'Accessible name of the launcher button' },
+        {
+          id: 'docsChat.launcher.accessibleName',
+          message: 'Ask the docs ({shortcut})',
+          description: 'Accessible name of the launcher button',
+        },
         { shortcut: shortcutLabel },
       )
-    : translate({ id: 'docsChat.launcher.accessibleNameNoShortcut', message: 'Ask the docs', description: 'Accessible name of the launcher without a shortcut' });
+    : translate({
+        id: 'docsChat.launcher.accessibleNameNoShortcut',
+        message: 'Ask the docs',
+        description: 'Accessible name of the launcher without a shortcut',
+      });
 
   const showSelectionOffer = selection !== null && !(open && activeSelection === selection.text);
   const offerStyle = selection?.rect ? offerBelowSelection(selection.rect, open ? settings.panel : null) : undefined;
@@ -172,7 +190,11 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
       }}
       {...(shortcutLabel ? { title: shortcutLabel } : {})}
     >
-      {translate({ id: 'docsChat.selection.ask', message: 'Ask about selection', description: 'Button offered when text is selected in the page' })}
+      {translate({
+        id: 'docsChat.selection.ask',
+        message: 'Ask about selection',
+        description: 'Button offered when text is selected in the page',
+      })}
     </button>
   );
 
@@ -225,7 +247,11 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
                     reset();
                   }}
                 >
-                  {translate({ id: 'docsChat.panel.failedStartNew', message: 'Start new', description: 'Button that reopens a fresh chat panel after a failure' })}
+                  {translate({
+                    id: 'docsChat.panel.failedStartNew',
+                    message: 'Start new',
+                    description: 'Button that reopens a fresh chat panel after a failure',
+                  })}
                 </button>{' '}
                 <button type="button" onClick={() => closePanel()}>
                   {translate({ id: 'docsChat.panel.failedClose', message: 'Close', description: 'Button that hides the failure message' })}
@@ -237,7 +263,11 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
           <Suspense
             fallback={
               <p className={styles.loading} role="status" data-side={settings.panel.side}>
-                {translate({ id: 'docsChat.panel.loading', message: 'Opening the assistant…', description: 'Shown while the chat panel loads' })}
+                {translate({
+                  id: 'docsChat.panel.loading',
+                  message: 'Opening the assistant…',
+                  description: 'Shown while the chat panel loads',
+                })}
               </p>
             }
           >

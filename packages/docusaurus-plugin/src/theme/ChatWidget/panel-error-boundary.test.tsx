@@ -55,7 +55,9 @@ describe('PanelErrorBoundary', () => {
     expect(screen.getByRole('alert').textContent).toContain('Something went wrong in the assistant.');
     expect(screen.getByRole('main').textContent).toBe('The page the reader is on');
     expect(screen.queryByText('Panel content')).toBeNull();
-    expect(consoleError.mock.calls.some((call: unknown[]) => String(call[0]).startsWith('docs-chat: the chat panel failed to render'))).toBe(true);
+    expect(
+      consoleError.mock.calls.some((call: unknown[]) => String(call[0]).startsWith('docs-chat: the chat panel failed to render')),
+    ).toBe(true);
   });
 
   it('renders the panel again from scratch when the reader chooses Start new', async () => {

@@ -41,13 +41,38 @@ function sse(events: unknown[]): string {
 }
 
 const ANSWER = sse([
-  { type: 'meta', conversation_id: '7f0c6a52-3f1e-4d2b-9a57-2d7f4c1e8b90', message_id: 'c2b1d9e4-5a6f-4b7c-8d9e-0f1a2b3c4d5e', mode: 'general', persisted: true },
+  {
+    type: 'meta',
+    conversation_id: '7f0c6a52-3f1e-4d2b-9a57-2d7f4c1e8b90',
+    message_id: 'c2b1d9e4-5a6f-4b7c-8d9e-0f1a2b3c4d5e',
+    mode: 'general',
+    persisted: true,
+  },
   {
     type: 'sources',
     scope: { version: 'current', version_label: 'Next', locale: 'fr' },
     sources: [
-      { file: 'site:default:current:fr/export.md', title: 'Exporting', heading: null, heading_path: ['Exporting'], url: '/fr/docs/next/export', score: 1, version: 'current', locale: 'fr', fallback_locale: 'en' },
-      { file: 'site:default:current:fr/cache.md', title: 'Cache', heading: null, heading_path: ['Cache'], url: '/fr/docs/next/cache', score: 0.9, version: 'current', locale: 'fr' },
+      {
+        file: 'site:default:current:fr/export.md',
+        title: 'Exporting',
+        heading: null,
+        heading_path: ['Exporting'],
+        url: '/fr/docs/next/export',
+        score: 1,
+        version: 'current',
+        locale: 'fr',
+        fallback_locale: 'en',
+      },
+      {
+        file: 'site:default:current:fr/cache.md',
+        title: 'Cache',
+        heading: null,
+        heading_path: ['Cache'],
+        url: '/fr/docs/next/cache',
+        score: 0.9,
+        version: 'current',
+        locale: 'fr',
+      },
     ],
   },
   { type: 'token', content: 'Use the export command [1]; the cache is set in the file [2].' },
@@ -69,7 +94,11 @@ describe("the reader's version and locale", () => {
     server.answerChatWith({ body: ANSWER });
     const panel = await askFrom('/fr/docs/next/guides/setup', 'How do I export?');
     await within(panel).findByText(/Use the export command/);
-    expect(server.requests.filter((request) => request.url === '/chat').at(-1)?.body).toMatchObject({ version: 'current', docs_instance: 'default', locale: 'fr' });
+    expect(server.requests.filter((request) => request.url === '/chat').at(-1)?.body).toMatchObject({
+      version: 'current',
+      docs_instance: 'default',
+      locale: 'fr',
+    });
   });
 
   it('name the last version on its pages, and only the locale outside the docs', async () => {

@@ -103,7 +103,10 @@ export default function InputBox({ onSubmit, onStop, streaming, disabled = false
         </span>
       )}
       {streaming ? (
-        <button type="button" className={`${styles.button} ${styles.stop}`} onClick={() => {
+        <button
+          type="button"
+          className={`${styles.button} ${styles.stop}`}
+          onClick={() => {
             onStop();
             textareaRef.current?.focus();
           }}

@@ -54,7 +54,13 @@ function CopyButton({ text }: { text: string }): ReactNode {
       </button>
       {/* A button's new name is not announced: say it. */}
       <span className={hidden.visuallyHidden} role="status" aria-live="polite">
-        {copied ? translate({ id: 'docsChat.answer.copiedAnnouncement', message: 'Answer copied to the clipboard', description: 'Announced to screen readers after the answer was copied' }) : ''}
+        {copied
+          ? translate({
+              id: 'docsChat.answer.copiedAnnouncement',
+              message: 'Answer copied to the clipboard',
+              description: 'Announced to screen readers after the answer was copied',
+            })
+          : ''}
       </span>
     </>
   );
@@ -63,7 +69,14 @@ function CopyButton({ text }: { text: string }): ReactNode {
 // Drawn rather than emoji: emoji fonts are missing on some systems and render as boxes.
 function ThumbIcon({ direction }: { direction: 'up' | 'down' }): ReactNode {
   return (
-    <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false" style={direction === 'down' ? { transform: 'rotate(180deg)' } : undefined}>
+    <svg
+      viewBox="0 0 24 24"
+      width="16"
+      height="16"
+      aria-hidden="true"
+      focusable="false"
+      style={direction === 'down' ? { transform: 'rotate(180deg)' } : undefined}
+    >
       <path
         fill="currentColor"
         d="M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6V3a1.5 1.5 0 0 0-.4-1L13.2 1 7.6 6.6A2 2 0 0 0 7 8v11a2 2 0 0 0 2 2h9a2 2 0 0 0 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z"
@@ -112,15 +125,24 @@ function statusNote(message: ChatMessage): string | null {
     case 'stopped':
       return translate({ id: 'docsChat.answer.stopped', message: 'You stopped this answer.', description: 'Note under a stopped answer' });
     case 'interrupted':
-      return translate({ id: 'docsChat.answer.interrupted', message: 'This answer was interrupted before it finished.', description: 'Note under an interrupted answer' });
+      return translate({
+        id: 'docsChat.answer.interrupted',
+        message: 'This answer was interrupted before it finished.',
+        description: 'Note under an interrupted answer',
+      });
     case 'pending':
       return translate({
         id: 'docsChat.answer.pending',
-        message: 'This answer was not finished yet when the conversation was loaded. Open the conversation again in a moment to see all of it.',
+        message:
+          'This answer was not finished yet when the conversation was loaded. Open the conversation again in a moment to see all of it.',
         description: 'Note under a resumed answer the server was still writing',
       });
     case 'error':
-      return translate({ id: 'docsChat.answer.failed', message: 'This answer could not be completed.', description: 'Note under a failed answer' });
+      return translate({
+        id: 'docsChat.answer.failed',
+        message: 'This answer could not be completed.',
+        description: 'Note under a failed answer',
+      });
     default:
       return null;
   }
@@ -153,7 +175,11 @@ const AssistantMessage = memo(function AssistantMessage({
       </span>
       {message.content === '' && streaming ? (
         <p className={styles.thinking}>
-          {translate({ id: 'docsChat.answer.thinking', message: 'Searching the docs…', description: 'Shown before the first token arrives' })}
+          {translate({
+            id: 'docsChat.answer.thinking',
+            message: 'Searching the docs…',
+            description: 'Shown before the first token arrives',
+          })}
         </p>
       ) : message.content === '' ? null : (
         <div className={`docs-chat-markdown ${styles.markdown}`}>
@@ -169,7 +195,11 @@ const AssistantMessage = memo(function AssistantMessage({
       {note && <p className={styles.note}>{note}</p>}
       {onAskAgain && (
         <button type="button" className={styles.action} onClick={onAskAgain}>
-          {translate({ id: 'docsChat.answer.askAgain', message: 'Ask again', description: 'Button under an interrupted answer that sends its question again' })}
+          {translate({
+            id: 'docsChat.answer.askAgain',
+            message: 'Ask again',
+            description: 'Button under an interrupted answer that sends its question again',
+          })}
         </button>
       )}
       {!streaming && (
@@ -177,7 +207,11 @@ const AssistantMessage = memo(function AssistantMessage({
           sources={message.sources}
           numbers={numbered.map((entry) => entry.number)}
           label={translate(
-            { id: 'docsChat.sources.labelNumbered', message: 'Sources of answer {number}', description: 'Accessible name of the sources of one answer (unique per answer)' },
+            {
+              id: 'docsChat.sources.labelNumbered',
+              message: 'Sources of answer {number}',
+              description: 'Accessible name of the sources of one answer (unique per answer)',
+            },
             { number: String(number) },
           )}
           {...(onNavigate ? { onNavigate } : {})}
@@ -194,7 +228,15 @@ const AssistantMessage = memo(function AssistantMessage({
 });
 
 /** The conversation: the welcome and suggestions first, then every exchange, scrolled to the newest. */
-export default function MessageList({ messages, welcomeMessage, suggestedQuestions, onAsk, onRate, onNavigate, onAskAgain }: Props): ReactNode {
+export default function MessageList({
+  messages,
+  welcomeMessage,
+  suggestedQuestions,
+  onAsk,
+  onRate,
+  onNavigate,
+  onAskAgain,
+}: Props): ReactNode {
   const endRef = useRef<HTMLDivElement>(null);
   const scrollerRef = useRef<HTMLDivElement>(null);
   // Follow the answer as it grows, unless the reader scrolled up to read something earlier.
@@ -227,7 +269,14 @@ export default function MessageList({ messages, welcomeMessage, suggestedQuestio
       <div className={styles.welcome}>
         <p>{welcomeMessage}</p>
         {messages.length === 0 && suggestedQuestions.length > 0 && (
-          <ul className={styles.suggestions} aria-label={translate({ id: 'docsChat.suggestions.label', message: 'Suggested questions', description: 'Accessible name of the suggested questions' })}>
+          <ul
+            className={styles.suggestions}
+            aria-label={translate({
+              id: 'docsChat.suggestions.label',
+              message: 'Suggested questions',
+              description: 'Accessible name of the suggested questions',
+            })}
+          >
             {suggestedQuestions.map((question) => (
               <li key={question}>
                 <button type="button" className={styles.suggestion} onClick={() => onAsk(question)}>
@@ -248,7 +297,11 @@ export default function MessageList({ messages, welcomeMessage, suggestedQuestio
                 </span>
                 {message.mode === 'selection' && (
                   <span className={styles.modeTag}>
-                    {translate({ id: 'docsChat.message.aboutSelection', message: 'About the selection', description: 'Tag on a question asked in selection mode' })}
+                    {translate({
+                      id: 'docsChat.message.aboutSelection',
+                      message: 'About the selection',
+                      description: 'Tag on a question asked in selection mode',
+                    })}
                   </span>
                 )}
                 <p>{message.content}</p>

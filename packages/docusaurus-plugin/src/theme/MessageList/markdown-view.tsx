@@ -22,7 +22,15 @@ interface RenderContext {
   onNavigate?: ((href: string) => void) | undefined;
 }
 
-function SafeLink({ href, children, onNavigate }: { href: string; children: ReactNode; onNavigate?: ((href: string) => void) | undefined }): ReactNode {
+function SafeLink({
+  href,
+  children,
+  onNavigate,
+}: {
+  href: string;
+  children: ReactNode;
+  onNavigate?: ((href: string) => void) | undefined;
+}): ReactNode {
   const target = toSiteHref(href);
   if (target.internal) {
     return (
@@ -42,7 +50,11 @@ function Citation({ index, context }: { index: number; context: RenderContext })
   const source = context.citations.get(index);
   if (!source) return `[${index}]`;
   const label = translate(
-    { id: 'docsChat.citation.label', message: 'Source {number}: {title}', description: 'Accessible name of a [n] citation link in an answer' },
+    {
+      id: 'docsChat.citation.label',
+      message: 'Source {number}: {title}',
+      description: 'Accessible name of a [n] citation link in an answer',
+    },
     { number: String(index), title: source.heading ? `${source.title}, ${source.heading}` : source.title },
   );
   return (

@@ -24,7 +24,16 @@ function message(overrides: Partial<ChatMessage>): ChatMessage {
 function renderList(messages: ChatMessage[], extra: Partial<Parameters<typeof MessageList>[0]> = {}) {
   const onAsk = jest.fn<(question: string) => void>();
   const onRate = jest.fn<(localId: string, rating: 'up' | 'down') => void>();
-  render(<MessageList messages={messages} welcomeMessage="Welcome!" suggestedQuestions={['What is docs-chat?']} onAsk={onAsk} onRate={onRate} {...extra} />);
+  render(
+    <MessageList
+      messages={messages}
+      welcomeMessage="Welcome!"
+      suggestedQuestions={['What is docs-chat?']}
+      onAsk={onAsk}
+      onRate={onRate}
+      {...extra}
+    />,
+  );
   return { onAsk, onRate };
 }
 
@@ -100,13 +109,26 @@ describe('MessageList', () => {
   });
 
   it('links each citation of a finished answer to the source it names, and numbers the source list as the citations do', () => {
-    const source = (name: string): SourceRef => ({ file: `${name}.md`, title: name, heading: null, heading_path: [name], url: `/docs/${name}`, score: 0.5 });
+    const source = (name: string): SourceRef => ({
+      file: `${name}.md`,
+      title: name,
+      heading: null,
+      heading_path: [name],
+      url: `/docs/${name}`,
+      score: 0.5,
+    });
     // The server keeps the cited sources in order of first citation: [3] then [1]; [2] was not cited.
-    renderList([message({ content: 'Install it [3]. Configure it [1].', sources: [source('install'), source('configure')], citedSourcesOnly: true })]);
+    renderList([
+      message({ content: 'Install it [3]. Configure it [1].', sources: [source('install'), source('configure')], citedSourcesOnly: true }),
+    ]);
     expect(screen.getByRole('link', { name: 'Source 3: install' }).getAttribute('href')).toBe('/docs/install');
     expect(screen.getByRole('link', { name: 'Source 1: configure' }).getAttribute('href')).toBe('/docs/configure');
     const list = screen.getByRole('navigation', { name: 'Sources of answer 1' });
-    expect(within(list).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['3install', '1configure']);
+    expect(
+      within(list)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['3install', '1configure']);
   });
 
   it('renders a citation without a matching source as plain text', () => {
@@ -116,7 +138,12 @@ describe('MessageList', () => {
   });
 
   it('renders markdown answers: headings under the panel title, lists, quotes and external links', () => {
-    renderList([message({ content: '# Setup\n\n1. Install\n2. Configure\n\n> Note this\n\nRead [more](https://docusaurus.io) and ~~old~~ **new** *text*.\n\n---' })]);
+    renderList([
+      message({
+        content:
+          '# Setup\n\n1. Install\n2. Configure\n\n> Note this\n\nRead [more](https://docusaurus.io) and ~~old~~ **new** *text*.\n\n---',
+      }),
+    ]);
     expect(screen.getByRole('heading', { level: 3, name: 'Setup' })).toBeTruthy();
     expect(screen.getAllByRole('listitem').some((item) => item.textContent === 'Install')).toBe(true);
     expect(screen.getByText('Note this').closest('blockquote')).toBeTruthy();

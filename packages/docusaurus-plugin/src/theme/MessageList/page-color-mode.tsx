@@ -34,7 +34,15 @@ function usePageColorMode(): PageColorMode | null {
   return useSyncExternalStore(subscribeToPageColorMode, readPageColorMode, () => null);
 }
 
-function FollowPage({ pageMode, onBehind, children }: { pageMode: PageColorMode | null; onBehind: () => void; children: ReactNode }): ReactNode {
+function FollowPage({
+  pageMode,
+  onBehind,
+  children,
+}: {
+  pageMode: PageColorMode | null;
+  onBehind: () => void;
+  children: ReactNode;
+}): ReactNode {
   const { colorMode } = useColorMode();
   useEffect(() => {
     if (pageMode === null || pageMode === colorMode) return undefined;

@@ -38,7 +38,8 @@ export default function OfflineAnswer({ question, onRetry, onDismiss, onNavigate
   } else if (state.status === 'done' && hits.length === 0) {
     lead = translate({
       id: 'docsChat.offline.noResults',
-      message: 'The assistant is offline right now, and no section of the docs matches your question. Try other words, or try again in a moment.',
+      message:
+        'The assistant is offline right now, and no section of the docs matches your question. Try other words, or try again in a moment.',
       description: 'Shown when the chat server cannot be reached and search finds nothing',
     });
   } else {
@@ -59,7 +60,12 @@ export default function OfflineAnswer({ question, onRetry, onDismiss, onNavigate
             const path = hit.headings.length > 0 ? hit.headings : [];
             return (
               <li key={hit.url}>
-                <Link to={href} {...(internal ? {} : { target: '_blank', rel: 'noopener noreferrer' })} onClick={() => onNavigate?.(href)} className={styles.link}>
+                <Link
+                  to={href}
+                  {...(internal ? {} : { target: '_blank', rel: 'noopener noreferrer' })}
+                  onClick={() => onNavigate?.(href)}
+                  className={styles.link}
+                >
                   <Highlighted value={hit.title} />
                   {path.map((heading, index) => (
                     <span key={index}>
@@ -80,7 +86,11 @@ export default function OfflineAnswer({ question, onRetry, onDismiss, onNavigate
       )}
       <div className={styles.actions}>
         <button type="button" className={styles.primaryButton} onClick={onRetry}>
-          {translate({ id: 'docsChat.offline.retry', message: 'Ask the assistant again', description: 'Button that sends the question again once the assistant may be back' })}
+          {translate({
+            id: 'docsChat.offline.retry',
+            message: 'Ask the assistant again',
+            description: 'Button that sends the question again once the assistant may be back',
+          })}
         </button>
         <button type="button" className={styles.secondaryButton} onClick={onDismiss}>
           {translate({ id: 'docsChat.error.dismiss', message: 'Dismiss', description: 'Button that hides the error' })}

@@ -66,7 +66,11 @@ export default function PanelSearch({ active, onAsk, onExit, onNavigate, fetch: 
     if (event.key === 'Escape') event.stopPropagation();
   };
 
-  const label = translate({ id: 'docsChat.search.label', message: 'Search the docs', description: 'Accessible name of the search dialog and its input' });
+  const label = translate({
+    id: 'docsChat.search.label',
+    message: 'Search the docs',
+    description: 'Accessible name of the search dialog and its input',
+  });
   const expanded = options.length > 0;
 
   return (
@@ -82,7 +86,11 @@ export default function PanelSearch({ active, onAsk, onExit, onNavigate, fetch: 
           aria-controls={expanded ? listboxId : undefined}
           {...(expanded && navigation.activeIndex >= 0 ? { 'aria-activedescendant': optionId(listboxId, navigation.activeIndex) } : {})}
           className={styles.input}
-          placeholder={translate({ id: 'docsChat.search.placeholder', message: 'Search the docs…', description: 'Placeholder of the search input' })}
+          placeholder={translate({
+            id: 'docsChat.search.placeholder',
+            message: 'Search the docs…',
+            description: 'Placeholder of the search input',
+          })}
           autoComplete="off"
           spellCheck={false}
           enterKeyHint="go"
@@ -97,7 +105,11 @@ export default function PanelSearch({ active, onAsk, onExit, onNavigate, fetch: 
         {expanded && (
           <SearchResults
             id={listboxId}
-            label={translate({ id: 'docsChat.search.results', message: 'Search results', description: 'Accessible name of the list of search results' })}
+            label={translate({
+              id: 'docsChat.search.results',
+              message: 'Search results',
+              description: 'Accessible name of the list of search results',
+            })}
             options={options}
             activeIndex={navigation.activeIndex}
             onChoose={choose}

@@ -76,7 +76,11 @@ describe("the chat panel's search mode", () => {
     await user.type(within(panel).getByRole('combobox', { name: 'Search the docs' }), 'lamp schedule');
     await user.click(await within(panel).findByRole('option', { name: /Ask the docs about “lamp schedule”/ }));
     expect(panel.dataset.mode).toBe('chat');
-    await waitFor(() => expect(chat?.requests.filter((request) => request.url === '/chat').map((request) => (request.body as { message: string }).message)).toEqual(['lamp schedule']));
+    await waitFor(() =>
+      expect(
+        chat?.requests.filter((request) => request.url === '/chat').map((request) => (request.body as { message: string }).message),
+      ).toEqual(['lamp schedule']),
+    );
   });
 });
 
@@ -95,6 +99,8 @@ describe('the chat panel when the assistant cannot be reached', () => {
   it('says that search is unavailable too when the static index cannot be used', async () => {
     const { user, panel } = await renderWidget({ index: { kind: 'missing' } });
     await user.type(within(panel).getByRole('textbox', { name: 'Your question' }), 'How do I start the compressor?{Enter}');
-    expect(await within(panel).findByText('The assistant is offline right now, and search is unavailable. Try again in a moment.')).toBeTruthy();
+    expect(
+      await within(panel).findByText('The assistant is offline right now, and search is unavailable. Try again in a moment.'),
+    ).toBeTruthy();
   });
 });

@@ -81,7 +81,11 @@ export default function SearchBar({ fetch: fetchImpl }: Props = {}): ReactNode {
         type="button"
         className={`docs-chat-search-button ${styles.button}`}
         aria-label={translate(
-          { id: 'docsChat.searchBar.accessibleName', message: 'Search ({shortcut})', description: 'Accessible name of the navbar search button' },
+          {
+            id: 'docsChat.searchBar.accessibleName',
+            message: 'Search ({shortcut})',
+            description: 'Accessible name of the navbar search button',
+          },
           { shortcut: shortcutLabel },
         )}
         aria-haspopup="dialog"
@@ -93,7 +97,10 @@ export default function SearchBar({ fetch: fetchImpl }: Props = {}): ReactNode {
         onFocus={() => void loadModal()}
       >
         <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
-          <path fill="currentColor" d="M15.5 14h-.79l-.28-.27A6.47 6.47 0 0 0 16 9.5 6.5 6.5 0 1 0 9.5 16c1.61 0 3.09-.59 4.23-1.57l.27.28v.79l5 4.99L20.49 19l-4.99-5zm-6 0C7.01 14 5 11.99 5 9.5S7.01 5 9.5 5 14 7.01 14 9.5 11.99 14 9.5 14z" />
+          <path
+            fill="currentColor"
+            d="M15.5 14h-.79l-.28-.27A6.47 6.47 0 0 0 16 9.5 6.5 6.5 0 1 0 9.5 16c1.61 0 3.09-.59 4.23-1.57l.27.28v.79l5 4.99L20.49 19l-4.99-5zm-6 0C7.01 14 5 11.99 5 9.5S7.01 5 9.5 5 14 7.01 14 9.5 11.99 14 9.5 14z"
+          />
         </svg>
         <span className={styles.label} aria-hidden="true">
           {label}

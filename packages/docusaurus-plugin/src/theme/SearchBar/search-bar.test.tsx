@@ -15,7 +15,9 @@ import { startSearchTestServers, type SearchTestServers, type StaticIndexFixture
 
 let servers: SearchTestServers;
 
-async function renderSearchBar(options: { index?: StaticIndexFixture; serverDown?: boolean; withChat?: { url: string }; baseUrl?: string } = {}) {
+async function renderSearchBar(
+  options: { index?: StaticIndexFixture; serverDown?: boolean; withChat?: { url: string }; baseUrl?: string } = {},
+) {
   servers = await startSearchTestServers(options.index ?? { kind: 'lighthouse' }, options.baseUrl);
   if (options.serverDown ?? true) await servers.stopServer();
   setPluginDataForTest(DOCS_CHAT_PLUGIN_NAME, testSettings(options.withChat?.url ?? servers.serverUrl));
@@ -144,7 +146,11 @@ describe('the navbar search', () => {
       const ask = await within(dialog()).findByRole('option', { name: /Ask the docs about “how often should I trim the wick”/ });
       await user.click(ask);
       expect(await screen.findByRole('dialog', { name: 'Ask the docs' })).toBeTruthy();
-      await waitFor(() => expect(chat.requests.filter((request) => request.url === '/chat').map((request) => (request.body as { message: string }).message)).toEqual(['how often should I trim the wick']));
+      await waitFor(() =>
+        expect(
+          chat.requests.filter((request) => request.url === '/chat').map((request) => (request.body as { message: string }).message),
+        ).toEqual(['how often should I trim the wick']),
+      );
     } finally {
       await chat.close();
     }

@@ -80,7 +80,11 @@ export default function SearchModal({ open, onClose, fetch: fetchImpl }: Props):
     }
   };
 
-  const label = translate({ id: 'docsChat.search.label', message: 'Search the docs', description: 'Accessible name of the search dialog and its input' });
+  const label = translate({
+    id: 'docsChat.search.label',
+    message: 'Search the docs',
+    description: 'Accessible name of the search dialog and its input',
+  });
   const expanded = options.length > 0;
   const showingRecent = query.trim() === '' && recent.length > 0;
 
@@ -101,7 +105,10 @@ export default function SearchModal({ open, onClose, fetch: fetchImpl }: Props):
         </h2>
         <div className={styles.inputRow}>
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false" className={styles.inputIcon}>
-            <path fill="currentColor" d="M15.5 14h-.79l-.28-.27A6.47 6.47 0 0 0 16 9.5 6.5 6.5 0 1 0 9.5 16c1.61 0 3.09-.59 4.23-1.57l.27.28v.79l5 4.99L20.49 19l-4.99-5zm-6 0C7.01 14 5 11.99 5 9.5S7.01 5 9.5 5 14 7.01 14 9.5 11.99 14 9.5 14z" />
+            <path
+              fill="currentColor"
+              d="M15.5 14h-.79l-.28-.27A6.47 6.47 0 0 0 16 9.5 6.5 6.5 0 1 0 9.5 16c1.61 0 3.09-.59 4.23-1.57l.27.28v.79l5 4.99L20.49 19l-4.99-5zm-6 0C7.01 14 5 11.99 5 9.5S7.01 5 9.5 5 14 7.01 14 9.5 11.99 14 9.5 14z"
+            />
           </svg>
           <input
             ref={inputRef}
@@ -113,7 +120,11 @@ export default function SearchModal({ open, onClose, fetch: fetchImpl }: Props):
             aria-controls={expanded ? listboxId : undefined}
             {...(expanded && navigation.activeIndex >= 0 ? { 'aria-activedescendant': optionId(listboxId, navigation.activeIndex) } : {})}
             className={styles.input}
-            placeholder={translate({ id: 'docsChat.search.placeholder', message: 'Search the docs…', description: 'Placeholder of the search input' })}
+            placeholder={translate({
+              id: 'docsChat.search.placeholder',
+              message: 'Search the docs…',
+              description: 'Placeholder of the search input',
+            })}
             autoComplete="off"
             autoCorrect="off"
             spellCheck={false}
@@ -124,7 +135,13 @@ export default function SearchModal({ open, onClose, fetch: fetchImpl }: Props):
           />
           <button type="button" className={styles.closeButton} onClick={close}>
             <span aria-hidden="true">Esc</span>
-            <span className={hidden.visuallyHidden}>{translate({ id: 'docsChat.search.close', message: 'Close search', description: 'Accessible name of the button that closes the search dialog' })}</span>
+            <span className={hidden.visuallyHidden}>
+              {translate({
+                id: 'docsChat.search.close',
+                message: 'Close search',
+                description: 'Accessible name of the button that closes the search dialog',
+              })}
+            </span>
           </button>
         </div>
         {/* Focusable so the results scroll from the keyboard too (long snippets); the arrows in the box move the active row. */}
@@ -135,8 +152,16 @@ export default function SearchModal({ open, onClose, fetch: fetchImpl }: Props):
               id={listboxId}
               label={
                 showingRecent
-                  ? translate({ id: 'docsChat.search.recent', message: 'Recent searches', description: 'Heading of the list of the reader\'s last searches' })
-                  : translate({ id: 'docsChat.search.results', message: 'Search results', description: 'Accessible name of the list of search results' })
+                  ? translate({
+                      id: 'docsChat.search.recent',
+                      message: 'Recent searches',
+                      description: "Heading of the list of the reader's last searches",
+                    })
+                  : translate({
+                      id: 'docsChat.search.results',
+                      message: 'Search results',
+                      description: 'Accessible name of the list of search results',
+                    })
               }
               options={options}
               activeIndex={navigation.activeIndex}
@@ -147,8 +172,11 @@ export default function SearchModal({ open, onClose, fetch: fetchImpl }: Props):
         </div>
         <footer className={styles.footer}>
           <span className={styles.keys} aria-hidden="true">
-            <kbd>↑</kbd> <kbd>↓</kbd> {translate({ id: 'docsChat.search.hintMove', message: 'to move', description: 'Keyboard hint in the search dialog' })} <kbd>Enter</kbd>{' '}
-            {translate({ id: 'docsChat.search.hintOpen', message: 'to open', description: 'Keyboard hint in the search dialog' })} <kbd>Esc</kbd>{' '}
+            <kbd>↑</kbd> <kbd>↓</kbd>{' '}
+            {translate({ id: 'docsChat.search.hintMove', message: 'to move', description: 'Keyboard hint in the search dialog' })}{' '}
+            <kbd>Enter</kbd>{' '}
+            {translate({ id: 'docsChat.search.hintOpen', message: 'to open', description: 'Keyboard hint in the search dialog' })}{' '}
+            <kbd>Esc</kbd>{' '}
             {translate({ id: 'docsChat.search.hintClose', message: 'to close', description: 'Keyboard hint in the search dialog' })}
           </span>
           {showingRecent && (
@@ -161,7 +189,11 @@ export default function SearchModal({ open, onClose, fetch: fetchImpl }: Props):
                 inputRef.current?.focus();
               }}
             >
-              {translate({ id: 'docsChat.search.clearRecent', message: 'Clear recent searches', description: 'Button that forgets the recent searches' })}
+              {translate({
+                id: 'docsChat.search.clearRecent',
+                message: 'Clear recent searches',
+                description: 'Button that forgets the recent searches',
+              })}
             </button>
           )}
         </footer>

@@ -11,7 +11,10 @@ export function searchAnnouncement(state: SearchState): string {
   if (count === 0) return noResultsText(state.outcome.query);
   return count === 1
     ? translate({ id: 'docsChat.search.oneResult', message: '1 result', description: 'Announced when a search finds one section' })
-    : translate({ id: 'docsChat.search.results.count', message: '{count} results', description: 'Announced when a search finds several sections' }, { count });
+    : translate(
+        { id: 'docsChat.search.results.count', message: '{count} results', description: 'Announced when a search finds several sections' },
+        { count },
+      );
 }
 
 export function unavailableText(): string {
@@ -23,11 +26,24 @@ export function unavailableText(): string {
 }
 
 function noResultsText(query: string): string {
-  return translate({ id: 'docsChat.search.noResults', message: 'No results for “{query}”.', description: 'Shown when a search finds nothing' }, { query });
+  return translate(
+    { id: 'docsChat.search.noResults', message: 'No results for “{query}”.', description: 'Shown when a search finds nothing' },
+    { query },
+  );
 }
 
 /** The line above the results: a hint, "Searching…", "No results", or why search cannot work. */
-export function SearchStatus({ state, query, showingRecent, minChars }: { state: SearchState; query: string; showingRecent: boolean; minChars: number }): ReactNode {
+export function SearchStatus({
+  state,
+  query,
+  showingRecent,
+  minChars,
+}: {
+  state: SearchState;
+  query: string;
+  showingRecent: boolean;
+  minChars: number;
+}): ReactNode {
   const trimmed = query.trim();
   let text: string | null = null;
   let kind: 'hint' | 'problem' = 'hint';
@@ -35,9 +51,19 @@ export function SearchStatus({ state, query, showingRecent, minChars }: { state:
     text = unavailableText();
     kind = 'problem';
   } else if (trimmed === '') {
-    text = showingRecent ? null : translate({ id: 'docsChat.search.hint', message: 'Type words from the section you are looking for.', description: 'Hint shown in an empty search dialog' });
+    text = showingRecent
+      ? null
+      : translate({
+          id: 'docsChat.search.hint',
+          message: 'Type words from the section you are looking for.',
+          description: 'Hint shown in an empty search dialog',
+        });
   } else if (trimmed.length < minChars) {
-    text = translate({ id: 'docsChat.search.keepTyping', message: 'Keep typing…', description: 'Shown while the query is too short to search' });
+    text = translate({
+      id: 'docsChat.search.keepTyping',
+      message: 'Keep typing…',
+      description: 'Shown while the query is too short to search',
+    });
   } else if (state.status === 'searching' && state.previous === null) {
     text = translate({ id: 'docsChat.search.searching', message: 'Searching…', description: 'Shown while the first results load' });
   } else if (state.status === 'done' && state.outcome.hits.length === 0) {

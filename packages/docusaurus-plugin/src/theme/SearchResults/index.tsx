@@ -78,7 +78,11 @@ function groupsOf(options: readonly SearchOption[]): Group[] {
       option.kind === 'hit' ? (
         <Highlighted value={option.hit.title} />
       ) : option.kind === 'recent' ? (
-        translate({ id: 'docsChat.search.recent', message: 'Recent searches', description: 'Heading of the list of the reader\'s last searches' })
+        translate({
+          id: 'docsChat.search.recent',
+          message: 'Recent searches',
+          description: "Heading of the list of the reader's last searches",
+        })
       ) : null;
     groups.push({ key, label, indexes: [index] });
   });
@@ -122,7 +126,10 @@ export default function SearchResults({ id, label, options, activeIndex, onChoos
         {option.kind === 'recent' && (
           <span className={styles.path}>
             <svg viewBox="0 0 24 24" width="14" height="14" aria-hidden="true" focusable="false">
-              <path fill="currentColor" d="M13 3a9 9 0 0 0-9 9H1l4 4 4-4H6a7 7 0 1 1 2.05 4.95l-1.42 1.42A9 9 0 1 0 13 3zm-1 5v5l4.25 2.52.77-1.28-3.52-2.09V8H12z" />
+              <path
+                fill="currentColor"
+                d="M13 3a9 9 0 0 0-9 9H1l4 4 4-4H6a7 7 0 1 1 2.05 4.95l-1.42 1.42A9 9 0 1 0 13 3zm-1 5v5l4.25 2.52.77-1.28-3.52-2.09V8H12z"
+              />
             </svg>{' '}
             {option.query}
           </span>
@@ -133,7 +140,11 @@ export default function SearchResults({ id, label, options, activeIndex, onChoos
               <path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" />
             </svg>{' '}
             {translate(
-              { id: 'docsChat.search.ask', message: 'Ask the docs about “{question}”', description: 'Last row of the search results: asks the chat assistant instead' },
+              {
+                id: 'docsChat.search.ask',
+                message: 'Ask the docs about “{question}”',
+                description: 'Last row of the search results: asks the chat assistant instead',
+              },
               { question: option.question },
             )}
           </span>

@@ -26,7 +26,11 @@ export default function SelectionMode({ text, truncated, estimatedTokens, onExit
           {translate({ id: 'docsChat.selection.active', message: 'Selection mode', description: 'Title of the selection mode banner' })}
         </h3>
         <button type="button" className={styles.exit} onClick={onExit}>
-          {translate({ id: 'docsChat.selection.exit', message: 'Exit selection mode', description: 'Button that returns to questions about all the docs' })}
+          {translate({
+            id: 'docsChat.selection.exit',
+            message: 'Exit selection mode',
+            description: 'Button that returns to questions about all the docs',
+          })}
         </button>
       </div>
       <p className={styles.explanation}>
@@ -43,7 +47,8 @@ export default function SelectionMode({ text, truncated, estimatedTokens, onExit
             {
               id: 'docsChat.selection.truncated',
               // Word for word the server's selection_truncated warning (selectionTruncatedMessage in the protocol).
-              message: 'The selection is about {tokens} tokens; only the first {max} are used. Select a shorter passage to ask about all of it.',
+              message:
+                'The selection is about {tokens} tokens; only the first {max} are used. Select a shorter passage to ask about all of it.',
               description: 'Warning when the selection is over the token budget',
             },
             { tokens: String(estimatedTokens), max: String(MAX_SELECTION_TOKENS) },

@@ -45,7 +45,7 @@ export default function SourceList({ sources, numbers, label: landmarkLabel, onN
                     {
                       id: 'docsChat.sources.untranslated',
                       message: 'Not translated yet: shown in its original language ({locale})',
-                      description: 'Note beside a cited page that has no translation in the reader\'s language',
+                      description: "Note beside a cited page that has no translation in the reader's language",
                     },
                     { locale: source.fallback_locale },
                   )}

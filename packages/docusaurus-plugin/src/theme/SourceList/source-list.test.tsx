@@ -5,8 +5,22 @@ import type { SourceRef } from '@docs-chat/protocol';
 import SourceList from '@theme/SourceList';
 
 const sources: SourceRef[] = [
-  { file: 'guides/ingest.md', title: 'Ingest', heading: 'Re-running', heading_path: ['Ingest', 'Options', 'Re-running'], url: '/docs/guides/ingest#re-running', score: 0.9 },
-  { file: 'intro.md', title: 'Introduction', heading: null, heading_path: ['Introduction'], url: 'http://localhost/docs/intro', score: 0.5 },
+  {
+    file: 'guides/ingest.md',
+    title: 'Ingest',
+    heading: 'Re-running',
+    heading_path: ['Ingest', 'Options', 'Re-running'],
+    url: '/docs/guides/ingest#re-running',
+    score: 0.9,
+  },
+  {
+    file: 'intro.md',
+    title: 'Introduction',
+    heading: null,
+    heading_path: ['Introduction'],
+    url: 'http://localhost/docs/intro',
+    score: 0.5,
+  },
   { file: 'x.md', title: 'Elsewhere', heading: 'Top', heading_path: [], url: 'https://other.example/docs/x#top', score: 0.4 },
 ];
 
@@ -45,7 +59,15 @@ describe('SourceList', () => {
   });
 
   it('names a record without a URL by its id, without a link', () => {
-    const record: SourceRef = { file: 'records:rules/no-eval', title: 'No eval', heading: null, heading_path: ['No eval'], url: '', score: 0.7, id: 'no-eval' };
+    const record: SourceRef = {
+      file: 'records:rules/no-eval',
+      title: 'No eval',
+      heading: null,
+      heading_path: ['No eval'],
+      url: '',
+      score: 0.7,
+      id: 'no-eval',
+    };
     render(<SourceList sources={[record]} />);
     const item = within(screen.getByRole('navigation', { name: 'Sources' })).getByRole('listitem');
     expect(item.textContent).toBe('1No evalno-eval');

@@ -32,7 +32,9 @@ export function proseMarkdown(text: string): string {
   const masked = flattenInlineMarkup(text).replace(CODE_SPAN, (span) => `\u0000${spans.push(span) - 1}\u0000`);
   // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
   const maskedSpan = /\u0000(\d+)\u0000/g;
-  return masked.replace(/\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g, '\\[$1]').replace(maskedSpan, (_, index: string) => spans[Number(index)] ?? '');
+  return masked
+    .replace(/\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g, '\\[$1]')
+    .replace(maskedSpan, (_, index: string) => spans[Number(index)] ?? '');
 }
 
 export function codeWithoutMagicComments(code: string): string {
@@ -59,7 +61,8 @@ function tableCell(cell: string): string {
 export function tableMarkdown(header: string[] | null, rows: string[][]): string {
   if (header === null) return rows.map((row) => `- ${row.map(tableCell).join(' — ')}`).join('\n');
   const width = header.length;
-  const line = (cells: string[]): string => `| ${Array.from({ length: width }, (_, column) => tableCell(cells[column] ?? '')).join(' | ')} |`;
+  const line = (cells: string[]): string =>
+    `| ${Array.from({ length: width }, (_, column) => tableCell(cells[column] ?? '')).join(' | ')} |`;
   return [line(header), `| ${header.map(() => '---').join(' | ')} |`, ...rows.map(line)].join('\n');
 }
 
@@ -72,7 +75,8 @@ function labelMarkdown(label: BlockLabel): string {
  * (`**Note:** text`), or above a titled admonition and above a list, table or code, which must start a line.
  */
 export function admonitionMarkdown(label: BlockLabel, body: string, bodyIsProse = false): string {
-  const content = body === '' ? labelMarkdown(label) : bodyIsProse && !label.title ? `**${label.kind}:** ${body}` : `${labelMarkdown(label)}\n\n${body}`;
+  const content =
+    body === '' ? labelMarkdown(label) : bodyIsProse && !label.title ? `**${label.kind}:** ${body}` : `${labelMarkdown(label)}\n\n${body}`;
   return content
     .split('\n')
     .map((line) => (line === '' ? '>' : `> ${line}`))

@@ -17,10 +17,12 @@ const CODE_NAME = /\b(?:[a-z]+(?:_[a-z]+)+|[45]\d\d)\b/;
 
 const HOW_TO =
   /\b(?:how (?:do|can|could|should|would|might|must) (?:i|we|you|one)|how (?:am|are) (?:i|we) supposed to|how to|what (?:should|do) (?:i|we) (?:do|run)|steps? (?:to|for)|walk me through|(?:what'?s|what is|is there) (?:the |an? )?(?:best |quickest |easiest |simplest |right |recommended |proper )?way to|set(?:ting)? ?up|configure|install)\b/i;
-const IMPERATIVE = /^(?:please\s+)?(?:show me how|install|add|configure|set|enable|disable|create|make|use|run|deploy|change|switch|connect|write|update|migrate|upgrade|remove|replace)\b/i;
+const IMPERATIVE =
+  /^(?:please\s+)?(?:show me how|install|add|configure|set|enable|disable|create|make|use|run|deploy|change|switch|connect|write|update|migrate|upgrade|remove|replace)\b/i;
 
 export function classifyQuestion(question: string): QuestionIntent {
-  if (STRONG_ERROR.test(question) || PROBLEM_WORDS.test(question) || (ERROR_WORD.test(question) && CODE_NAME.test(question))) return 'troubleshooting';
+  if (STRONG_ERROR.test(question) || PROBLEM_WORDS.test(question) || (ERROR_WORD.test(question) && CODE_NAME.test(question)))
+    return 'troubleshooting';
   if (HOW_TO.test(question) || IMPERATIVE.test(question.trim()) || /\bhow\?\s*$/i.test(question)) return 'how-to';
   return 'concept';
 }

@@ -13,14 +13,19 @@ function fixture(name: string): string {
 /** The quotes picked from numbered texts for a question, as `text [n]`. */
 function quotesFor(question: string, texts: { text: string; heading?: string }[], limit = 4, perSource = 2): string[] {
   const sentences = texts.flatMap((entry, index) => toSentences(entry.text, index + 1, entry.heading ?? null));
-  return pickQuotes(sentences, new Set(analyzeTerms(question)), limit, perSource).map((sentence) => `${sentence.text} [${sentence.source}]`);
+  return pickQuotes(sentences, new Set(analyzeTerms(question)), limit, perSource).map(
+    (sentence) => `${sentence.text} [${sentence.source}]`,
+  );
 }
 
 describe('quoting the best sentences', () => {
   it("prefers the sentences of the best-ranked section whose heading names the question's topic over a common word matched lower down", () => {
     expect(
       quotesFor('How do I add my own synonyms?', [
-        { heading: 'Adding your own synonyms', text: 'Write the synonyms into a text file, one group per line. Your groups add to the built-in list.' },
+        {
+          heading: 'Adding your own synonyms',
+          text: 'Write the synonyms into a text file, one group per line. Your groups add to the built-in list.',
+        },
         { heading: 'Ranking', text: 'Each candidate adds up four signals to get its score.' },
         { heading: 'Installing the widget', text: 'This guide adds the widget to an existing site in a few minutes.' },
       ]),
@@ -28,7 +33,11 @@ describe('quoting the best sentences', () => {
   });
 
   it('quotes a few sentences at most, two per source, in the order of the sources', () => {
-    const quotes = quotesFor('What do selectors, reducers, state and middleware do?', [{ text: fixture('selection') }, { text: fixture('reducers') }, { text: fixture('store-setup') }]);
+    const quotes = quotesFor('What do selectors, reducers, state and middleware do?', [
+      { text: fixture('selection') },
+      { text: fixture('reducers') },
+      { text: fixture('store-setup') },
+    ]);
     expect(quotes.length).toBeLessThanOrEqual(4);
     const citations = quotes.map((quote) => Number(/\[(\d+)\]$/.exec(quote)?.[1]));
     expect(citations).toEqual([...citations].sort((left, right) => left - right));

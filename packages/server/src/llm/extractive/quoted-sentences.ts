@@ -66,11 +66,13 @@ function limitLength(text: string): string {
 export function splitProse(segment: string): string[] {
   const spans: string[] = [];
   const masked = segment.replace(/\s+/g, ' ').replace(CODE_SPAN, (span) => `\u0000${spans.push(span) - 1}\u0000`);
-  return masked
-    // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'([*_\u0000])/)
-    // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
-    .map((sentence) => sentence.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim());
+  return (
+    masked
+      // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
+      .split(/(?<=[.!?])\s+(?=[A-Z0-9`"'([*_\u0000])/)
+      // eslint-disable-next-line no-control-regex -- NUL marks a masked code span
+      .map((sentence) => sentence.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)] ?? '').trim())
+  );
 }
 
 /** Prose sentences and table rows of a markdown text: code blocks and headings are skipped, markup is flattened. */
@@ -119,7 +121,13 @@ export function splitSentences(markdown: string): string[] {
 
 export function toSentences(text: string, source: number, heading: string | null = null): Sentence[] {
   const headingTerms = new Set(heading === null ? [] : analyzeTerms(heading));
-  return splitSentences(text).map((sentence, position) => ({ text: sentence, source, position, terms: new Set(analyzeTerms(sentence)), headingTerms }));
+  return splitSentences(text).map((sentence, position) => ({
+    text: sentence,
+    source,
+    position,
+    terms: new Set(analyzeTerms(sentence)),
+    headingTerms,
+  }));
 }
 
 /**
@@ -178,4 +186,3 @@ export function pickQuotes(sentences: Sentence[], questionTerms: Set<string>, li
 export function quote(text: string, citation: string): string {
   return `> ${text}${citation}`;
 }
-

@@ -7,8 +7,16 @@ const small = { ...DEFAULT_EXCERPT_LIMITS, budgetChars: 120 };
 
 describe('what to quote of a section', () => {
   it('quotes a how-to section that fits the budget whole, in reading order', () => {
-    const blocks = quotable(text('Before you start:'), { kind: 'list', ordered: true, items: ['1. Install.', '2. Run.'], label: null }, text('Done.'));
-    expect(excerptSection(blocks, 'how-to', new Set())).toEqual({ markdown: 'Before you start:\n\n1. Install.\n2. Run.\n\nDone.', sources: [1], shortened: false });
+    const blocks = quotable(
+      text('Before you start:'),
+      { kind: 'list', ordered: true, items: ['1. Install.', '2. Run.'], label: null },
+      text('Done.'),
+    );
+    expect(excerptSection(blocks, 'how-to', new Set())).toEqual({
+      markdown: 'Before you start:\n\n1. Install.\n2. Run.\n\nDone.',
+      sources: [1],
+      shortened: false,
+    });
   });
 
   it('cuts a list over the budget between whole items, never inside one', () => {

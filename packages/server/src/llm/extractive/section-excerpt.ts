@@ -179,7 +179,8 @@ function codeHead(code: string, maxLines: number, maxChars: number): { code: str
   const lines = code.split('\n');
   let kept = 0;
   let chars = 0;
-  while (kept < lines.length && kept < maxLines && chars + (lines[kept] ?? '').length + 1 <= maxChars) chars += (lines[kept++] ?? '').length + 1;
+  while (kept < lines.length && kept < maxLines && chars + (lines[kept] ?? '').length + 1 <= maxChars)
+    chars += (lines[kept++] ?? '').length + 1;
   for (let blank = kept - 1; blank >= kept / 2; blank--) {
     if ((lines[blank] ?? '').trim() === '') {
       kept = blank;
@@ -202,7 +203,11 @@ function longCodeMarkdown(block: Extract<ChunkBlock, { kind: 'code' }>, source: 
 
 /** A paragraph that announces what follows (`... like this:`), which means nothing without it. */
 function leadsIn(block: ChunkBlock): boolean {
-  return (block.kind === 'text' && /:\s*$/.test(block.text)) || (block.kind === 'text' && block.text === '' && block.label !== null) || block.kind === 'heading';
+  return (
+    (block.kind === 'text' && /:\s*$/.test(block.text)) ||
+    (block.kind === 'text' && block.text === '' && block.label !== null) ||
+    block.kind === 'heading'
+  );
 }
 
 /** The content indent of a list's last item when it announces what follows (`1. Add the package:` → 3). */
