@@ -24,7 +24,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -34,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { loadCoreConfig, runIngest } from '@docs-chat/core';
 import { createChatStreamParser, type ChatStreamEvent } from '@docs-chat/core/protocol';
+import { processTree } from './fault-suite/processes.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CORPUS_DIR = path.resolve(REPO_ROOT, '../shared/corpora/redux');
@@ -102,24 +103,6 @@ function processCpuMs(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-/** The process and every process under it (the server processes of WORKERS > 1), from Linux /proc. */
-function processTree(rootPid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const pids = [rootPid];
-  for (let index = 0; index < pids.length; index += 1) pids.push(...(children.get(pids[index]!) ?? []));
-  return pids;
 }
 
 /** CPU time of the server: its process and the server processes it forked (the primary's share included). */

@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import type { MetaEvent } from '@docs-chat/core/protocol';
 import { askToEnd, openChat } from './chat-client.js';
-import { sleep, startServerProcess, type ServerProcess } from './processes.js';
+import { processTree, sleep, startServerProcess, type ServerProcess } from './processes.js';
 import { expectThat } from './report.js';
 import { chatBody, getConversation, QUESTIONS, until, type SuiteContext } from './suite-context.js';
 
@@ -178,21 +178,24 @@ export async function runHardeningChecks(context: SuiteContext, env: Record<stri
 
     await report.check(
       'faults',
-      'server SIGKILL mid admin ingest: the next ingest removes the orphan .tmp files and the index still answers',
+      'server and its ingest process SIGKILLed mid admin ingest: the next ingest removes the orphan .tmp files and the index still answers',
       async () => {
         let orphans: string[] = [];
         for (let attempt = 1; attempt <= 3 && orphans.length === 0; attempt += 1) {
           const indexRoot = path.join(env.DATA_DIR!, 'index');
           const collections = await readdir(indexRoot);
           const server = hardened!;
-          // Killed the moment the writer creates its first temporary file.
+          // The writer is the `docs-chat ingest` process the server starts for POST /admin/ingest. Both are killed
+          // the moment it creates its first temporary file, as a container stop or the OOM killer ends them together.
           const watchers = collections.map((collection) =>
             watch(path.join(indexRoot, collection), (_event, name) => {
               if (typeof name === 'string' && name.endsWith('.tmp')) {
-                try {
-                  process.kill(server.pid, 'SIGKILL');
-                } catch {
-                  // already gone
+                for (const pid of processTree(server.pid).reverse()) {
+                  try {
+                    process.kill(pid, 'SIGKILL');
+                  } catch {
+                    // already gone
+                  }
                 }
               }
             }),
