@@ -2,21 +2,7 @@ import { DocsChatError } from './core-api.js';
 import { ConversationStoreUnavailableError } from './conversations/conversation-store.js';
 import { LlmError } from './llm/chat-model.js';
 import { runServeCommand, startupFailure } from './serve-command.js';
-import { createTestIndex, eventually } from './testing/test-server.js';
-
-async function captureStderr(run: () => Promise<number>): Promise<{ code: number; stderr: string }> {
-  const original = process.stderr.write.bind(process.stderr);
-  let stderr = '';
-  process.stderr.write = (chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  };
-  try {
-    return { code: await run(), stderr };
-  } finally {
-    process.stderr.write = original;
-  }
-}
+import { captureStderr, createTestIndex, eventually } from './testing/test-server.js';
 
 describe('docs-chat serve', () => {
   it('stops with exit code 1 and names the variable to fix when the configuration is wrong', async () => {

@@ -64,8 +64,7 @@ export interface RunningServer {
   conversations: ConversationGateway;
 }
 
-export async function startServer(config: ServerConfig, startOptions: StartOptions = {}): Promise<RunningServer> {
-  const options = startOptions;
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.server.logLevel, options.logDestination);
   const cleanups: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
@@ -120,32 +119,25 @@ export async function startServer(config: ServerConfig, startOptions: StartOptio
       await previousClose().catch((error: unknown) => logger.warn({ err: describeError(error) }, 'could not close the previous index'));
     };
     const ingestAndReload: RunIngest = async (ingestOptions) => {
-      const childEnv = startOptions.env;
+      let ingestOnce: () => ReturnType<typeof runIngestProcess>;
+      const childEnv = options.env;
       if (childEnv) {
         const childOptions = { rebuild: ingestOptions.rebuild ?? false, dryRun: ingestOptions.dryRun ?? false };
-        if (childOptions.dryRun) return runIngestProcess(childEnv, childOptions);
-        return metrics.timeIngest(
-          'admin',
-          async () => {
-            const report = await runIngestProcess(childEnv, childOptions);
-            await reload();
-            startOptions.cluster?.onIndexChanged();
-            return report;
-          },
-          (report) => report.chunks.total,
-        );
+        ingestOnce = () => runIngestProcess(childEnv, childOptions);
+      } else {
+        // With DOCS_SITE_DIR the whole site is read again on each run, so new versions and locales are picked up.
+        const site = config.core.site ? await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.core.site))) : undefined;
+        const runOptions = { ...ingestOptions, ...(site ? { site } : {}) };
+        ingestOnce = () => runIngest(config.core, runOptions);
       }
-      // With DOCS_SITE_DIR the whole site is read again on each run, so new versions and locales are picked up.
-      const site = config.core.site ? await readSiteLayout(await siteOptionsFrom(configuredSiteFlags(config.core.site))) : undefined;
-      const options = { ...ingestOptions, ...(site ? { site } : {}) };
       // A dry run changes nothing, so it is not an ingest run for the metrics.
-      if (ingestOptions.dryRun) return runIngest(config.core, options);
+      if (ingestOptions.dryRun) return ingestOnce();
       return metrics.timeIngest(
         'admin',
         async () => {
-          const report = await runIngest(config.core, options);
+          const report = await ingestOnce();
           await reload();
-          startOptions.cluster?.onIndexChanged();
+          options.cluster?.onIndexChanged();
           return report;
         },
         (report) => report.chunks.total,

@@ -15,23 +15,9 @@ import { readWorkerCount } from '../config.js';
 import { DocsChatError } from '../core-api.js';
 import { createTestSchema, findTestPostgres } from '../conversations/test-postgres.js';
 import { runServeCommand } from '../serve-command.js';
-import { createTestIndex, eventually } from '../testing/test-server.js';
+import { captureStderr, createTestIndex, eventually } from '../testing/test-server.js';
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
-
-async function captureStderr(run: () => Promise<number>): Promise<{ code: number; stderr: string }> {
-  const original = process.stderr.write.bind(process.stderr);
-  let stderr = '';
-  process.stderr.write = (chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  };
-  try {
-    return { code: await run(), stderr };
-  } finally {
-    process.stderr.write = original;
-  }
-}
 
 describe('WORKERS', () => {
   const cores = availableParallelism();

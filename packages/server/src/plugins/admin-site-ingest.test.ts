@@ -48,6 +48,15 @@ async function search(
   return { status: response.status, body: (await response.json()) as { results?: { url: string }[] } };
 }
 
+/** POST /admin/ingest with no source given, as an admin would after editing the site. */
+function adminIngest(url: string): Promise<Response> {
+  return fetch(`${url}/admin/ingest`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+}
+
 it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/ingest picks up a new translation', async () => {
   const written: string[] = [];
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back on process.stdout, where it is called as a method
@@ -73,11 +82,7 @@ it('ingests the site of DOCS_SITE_DIR when no source is given, and POST /admin/i
     translated,
     "# Exporter\n\n## Choisir le format du papier {#choosing-the-paper-size}\n\nLe format du papier de l'export se règle dans les préférences d'impression : A4 ou Letter.\n",
   );
-  const response = await fetch(`${server.url}/admin/ingest`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: '{}',
-  });
+  const response = await adminIngest(server.url);
   expect(response.status).toBe(200);
   const { report } = (await response.json()) as { report: { files: { modified: number; added: number; deleted: number } } };
   // The French page replaces the English text it fell back on: one page changed, nothing else.
@@ -102,11 +107,7 @@ it('runs POST /admin/ingest in a child process when the server has its environme
       translated,
       "# Exporter\n\n## Choisir le format du papier {#choosing-the-paper-size}\n\nLe format du papier se choisit aussi dans l'assistant d'export, page trois : A4, A5 ou Letter.\n",
     );
-    const response = await fetch(`${inChild.url}/admin/ingest`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
+    const response = await adminIngest(inChild.url);
     expect(response.status).toBe(200);
     const { report } = (await response.json()) as { report: { files: { modified: number; added: number; deleted: number } } };
     expect(report.files).toMatchObject({ modified: 1, added: 0, deleted: 0 });

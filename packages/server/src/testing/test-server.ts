@@ -161,3 +161,18 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Runs a command and returns its exit code with what it wrote to stderr meanwhile (nothing reaches the terminal). */
+export async function captureStderr(run: () => Promise<number>): Promise<{ code: number; stderr: string }> {
+  const original = process.stderr.write.bind(process.stderr);
+  let stderr = '';
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    stderr += chunk.toString();
+    return true;
+  };
+  try {
+    return { code: await run(), stderr };
+  } finally {
+    process.stderr.write = original;
+  }
+}
