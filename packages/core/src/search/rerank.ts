@@ -11,11 +11,12 @@
  * our own docs), each signal below helped on all three.
  */
 import type { ChunkPayload, HybridResult, RawHit } from '../stores/vector-store.js';
-import { documentTermCounts, pairIndex, saturatedWeight, termsWithPairs, type DocumentTermCounts } from '../text/sparse-encoder.js';
+import { pairIndex, saturatedWeight, termsWithPairs } from '../text/sparse-encoder.js';
 import { hashTerm } from '../text/text-analysis.js';
 import { termIdf } from '../text/term-statistics.js';
 import type { TermStatistics } from '../text/term-statistics.js';
 import type { RankingProfile } from '../profile/retrieval-profile.js';
+import { analysisOf, termSet } from './chunk-analysis.js';
 
 /** The weights (retrieval-profile.ts, `ranking`): BM25 share ** sparseExponent, heading, page and dense weights. */
 export type RerankWeights = Pick<RankingProfile, 'sparseExponent' | 'headingWeight' | 'pageWeight' | 'denseWeight' | 'denseFloor'>;
@@ -26,21 +27,20 @@ export interface RankedCandidate {
   payload: ChunkPayload;
 }
 
-/** Words and adjacent pairs of a text, as a set. */
-function termSet(text: string): Set<string> {
-  const { words, pairs } = termsWithPairs(text);
-  return new Set([...words, ...pairs]);
-}
-
 /**
  * IDF-weighted cosine between the question's terms and the terms of the
  * chunk's own heading (the page title for a page's intro): 1 when they are the
  * same informative words, small when the heading only shares a common word.
  */
-export function headingSimilarity(queryTerms: Set<string>, queryMass: number, heading: string, idf: (term: string) => number): number {
+export function headingSimilarity(
+  queryTerms: Set<string>,
+  queryMass: number,
+  headingTerms: ReadonlySet<string>,
+  idf: (term: string) => number,
+): number {
   let shared = 0;
   let headingMass = 0;
-  for (const term of termSet(heading)) {
+  for (const term of headingTerms) {
     const weight = idf(term);
     headingMass += weight;
     if (queryTerms.has(term)) shared += weight;
@@ -50,12 +50,26 @@ export function headingSimilarity(queryTerms: Set<string>, queryMass: number, he
 
 /** Heading similarity of a chunk: its own heading, alone or with its page title, whichever matches better; 0 for a page intro. */
 function sectionHeadingSimilarity(queryTerms: Set<string>, queryMass: number, chunk: ChunkPayload, idf: (term: string) => number): number {
-  if (chunk.headingPath.length <= 1) return 0;
-  const heading = chunk.headingPath[chunk.headingPath.length - 1] as string;
+  const analysis = analysisOf(chunk);
+  const { headingTerms, titledHeadingTerms } = analysis;
+  if (headingTerms === null || titledHeadingTerms === null) return 0;
   return Math.max(
-    headingSimilarity(queryTerms, queryMass, heading, idf),
-    headingSimilarity(queryTerms, queryMass, `${chunk.title} ${heading}`, idf),
+    headingSimilarity(queryTerms, queryMass, headingTerms, idf),
+    headingSimilarity(queryTerms, queryMass, titledHeadingTerms, idf),
   );
+}
+
+/** A term's IDF computed once per question: the candidates' headings repeat the same few terms. */
+function memoised(idf: (term: string) => number): (term: string) => number {
+  const known = new Map<string, number>();
+  return (term) => {
+    let value = known.get(term);
+    if (value === undefined) {
+      value = idf(term);
+      known.set(term, value);
+    }
+    return value;
+  };
 }
 
 export function rerankCandidates(
@@ -65,7 +79,7 @@ export function rerankCandidates(
   weights: RerankWeights,
 ): RankedCandidate[] {
   // Without statistics (an index from before they existed) every term weighs the same.
-  const idf = stats ? (term: string) => termIdf(stats, term) : () => 1;
+  const idf = stats ? memoised((term: string) => termIdf(stats, term)) : () => 1;
   const queryTerms = termSet(query);
   let queryMass = 0;
   for (const term of queryTerms) queryMass += idf(term);
@@ -95,23 +109,6 @@ export function rerankCandidates(
 }
 
 /**
- * Term counts of recently seen chunks by content hash: the same sections come
- * back as candidates query after query, and analysing their text is the
- * costly part of the literal scoring. Bounded; the oldest entries go first.
- */
-const countsCache = new Map<string, DocumentTermCounts>();
-const COUNTS_CACHE_LIMIT = 4096;
-
-function termCounts(chunk: ChunkPayload): DocumentTermCounts {
-  const cached = countsCache.get(chunk.hash);
-  if (cached) return cached;
-  const counts = documentTermCounts({ headingPath: chunk.headingPath, text: chunk.text });
-  if (countsCache.size >= COUNTS_CACHE_LIMIT) countsCache.delete(countsCache.keys().next().value as string);
-  countsCache.set(chunk.hash, counts);
-  return counts;
-}
-
-/**
  * BM25 scores of the candidates for the question's own words, without the
  * expansion words the store was queried with. The out-of-scope check asks
  * whether the docs hold what the question literally says, so it ranks on
@@ -126,7 +123,7 @@ export function literalSparseHits(query: string, result: HybridResult, stats: Te
   for (const pair of pairs) weights.set(pairIndex(pair), idf(pair));
   const hits: RawHit[] = [];
   for (const candidate of result.fused) {
-    const { frequencies, length } = termCounts(candidate.payload);
+    const { frequencies, length } = analysisOf(candidate.payload).counts;
     // Only the question's own terms are saturated: the values the chunk's whole vector holds for them.
     let score = 0;
     for (const [index, weight] of weights) {

@@ -23,6 +23,7 @@ import { wordIdf } from '../text/term-statistics.js';
 import type { TermStatistics } from '../text/term-statistics.js';
 import { SHARED_PROFILE, type ScopeProfile } from '../profile/retrieval-profile.js';
 import { splitQuestion } from './question-parts.js';
+import { analysisOf } from './chunk-analysis.js';
 
 /** Thresholds of one index and embedder, fitted at ingest (scope-fit.ts) unless an admin sets them. */
 export interface ScopeCalibration {
@@ -121,11 +122,8 @@ export function scopeSignals(
   const words = [...new Set(analyzeTerms(query))];
   const dense = result.dense[0]?.score ?? 0;
   if (words.length === 0) return { vocabulary: 0, coverage: 0, dense, missingNames: [], lonelyNames: [] };
-  const topWords = new Set(
-    result.fused
-      .slice(0, limits.coverageSections)
-      .flatMap((point) => analyzeTerms(`${point.payload.headingPath.join('\n')}\n${point.payload.text}`)),
-  );
+  const topWords = new Set<string>();
+  for (const point of result.fused.slice(0, limits.coverageSections)) for (const word of analysisOf(point.payload).words) topWords.add(word);
   // Without statistics every word weighs the same and "known" means "in the best sections".
   const idf = (word: string) => (stats ? wordIdf(stats, word) : 1);
   const knownAlone = (word: string) => (stats ? (stats.df.get(word) ?? 0) > 0 : topWords.has(word));
@@ -148,7 +146,7 @@ export function scopeSignals(
   });
   const sectionWords = result.fused
     .slice(0, limits.nameContextSections)
-    .map((point) => new Set(analyzeTerms(`${point.payload.headingPath.join('\n')}\n${point.payload.text}`)));
+    .map((point) => analysisOf(point.payload).words);
   const lonelyNames = nameLikeWords(query).filter((name) => {
     const whole = analyzeTerms(name)[0];
     if (whole === undefined) return false;

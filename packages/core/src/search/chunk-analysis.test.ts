@@ -1,0 +1,47 @@
+import type { ChunkPayload } from '../stores/vector-store.js';
+import { analysisOf } from './chunk-analysis.js';
+
+function chunk(id: string, text: string, headingPath = ['Store Setup', 'Configure the store']): ChunkPayload {
+  return {
+    id,
+    file: 'setup.md',
+    docId: 'setup',
+    title: headingPath[0] as string,
+    heading: headingPath.length > 1 ? (headingPath.at(-1) as string) : null,
+    headingPath,
+    depth: headingPath.length,
+    anchor: headingPath.length > 1 ? 'configure-the-store' : null,
+    url: '/setup#configure-the-store',
+    pageUrl: '/setup',
+    part: 0,
+    text,
+    indexText: `${headingPath.join(' > ')}\n\n${text}`,
+    tokens: 10,
+    hash: `hash-of-${text}`,
+    fileHash: 'file-hash',
+    order: 0,
+  };
+}
+
+describe('analysis of candidate sections', () => {
+  it('gives the stemmed words of the heading path and the text', () => {
+    const words = analysisOf(chunk('a', 'Reducers update the state immutably.')).words;
+    expect([...words]).toEqual(expect.arrayContaining(['store', 'configur', 'reduc', 'updat', 'state', 'immut']));
+    expect(words.has('the')).toBe(false);
+  });
+
+  it('analyses a re-ingested section afresh when its text changed under the same id', () => {
+    expect(analysisOf(chunk('b', 'Middleware wraps dispatch.')).words.has('middlewar')).toBe(true);
+    const edited = analysisOf(chunk('b', 'Thunks run async logic.')).words;
+    expect(edited.has('middlewar')).toBe(false);
+    expect(edited.has('thunk')).toBe(true);
+  });
+
+  it('has no heading terms for a page introduction, and heading terms with and without the page title for a section', () => {
+    expect(analysisOf(chunk('c', 'Intro text.', ['Store Setup'])).headingTerms).toBeNull();
+    const section = analysisOf(chunk('d', 'Body.'));
+    expect([...(section.headingTerms ?? [])]).toEqual(expect.arrayContaining(['configur', 'store']));
+    expect(section.headingTerms?.has('setup')).toBe(false);
+    expect(section.titledHeadingTerms?.has('setup')).toBe(true);
+  });
+});
