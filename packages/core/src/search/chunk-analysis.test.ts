@@ -45,3 +45,13 @@ describe('analysis of candidate sections', () => {
     expect(section.titledHeadingTerms?.has('setup')).toBe(true);
   });
 });
+
+describe('analysis of a passage that is not an indexed section', () => {
+  it('is never served from the cache, so two selections under one id get their own words', () => {
+    const selection = (text: string) => ({ ...chunk('selection', text), hash: '' });
+    expect(analysisOf(selection('Selectors memoize derived data.')).words.has('selector')).toBe(true);
+    const next = analysisOf(selection('Listeners react to actions.')).words;
+    expect(next.has('selector')).toBe(false);
+    expect(next.has('listen')).toBe(true);
+  });
+});

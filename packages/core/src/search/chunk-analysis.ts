@@ -3,7 +3,8 @@
  * text, kept between questions. The same sections come back as candidates
  * question after question, and analysing their text (splitting, stemming,
  * counting) was most of a search's CPU time: 60 % of 2.3 ms per uncached redux
- * question (V8 profile, eval/src/bench-chat.ts --no-cache budget of issue 16).
+ * question (V8 profile; the budget is issue 16's CPU per answer, eval/src/bench-chat.ts --no-cache), and
+ * counting a cited section's tokens for the context budget came next.
  *
  * Each part is computed on first use. Entries are keyed by chunk id and
  * content hash, so a re-ingested section is analysed afresh; the cache is
@@ -12,6 +13,7 @@
 import type { ChunkPayload } from '../stores/vector-store.js';
 import { documentTermCounts, termsWithPairs, type DocumentTermCounts } from '../text/sparse-encoder.js';
 import { analyzeTerms } from '../text/text-analysis.js';
+import { countTokens } from '../protocol/token-budget.js';
 
 /** Words and adjacent pairs of a text, as a set. */
 export function termSet(text: string): Set<string> {
@@ -19,17 +21,44 @@ export function termSet(text: string): Set<string> {
   return new Set([...words, ...pairs]);
 }
 
+/** Terms with their IDF weights and the weights' sum. */
+export interface WeightedTerms {
+  terms: readonly string[];
+  weights: Float64Array;
+  mass: number;
+}
+
+function weighted(terms: ReadonlySet<string>, idf: (term: string) => number): WeightedTerms {
+  const list = [...terms];
+  const weights = Float64Array.from(list, idf);
+  let mass = 0;
+  for (const weight of weights) mass += weight;
+  return { terms: list, weights, mass };
+}
+
 export class ChunkAnalysis {
   #counts: DocumentTermCounts | undefined;
+  #textTokens: number | undefined;
   #words: ReadonlySet<string> | undefined;
   #headingTerms: ReadonlySet<string> | null | undefined;
   #titledHeadingTerms: ReadonlySet<string> | null | undefined;
+  /** Heading weights for the term statistics they were computed with (null: every term weighs 1). */
+  #headingWeights: { stats: object | null; own: WeightedTerms; titled: WeightedTerms } | undefined;
 
-  constructor(private readonly chunk: ChunkPayload) {}
+  constructor(readonly chunk: ChunkPayload) {}
+
+  get hash(): string {
+    return this.chunk.hash;
+  }
 
   /** Term counts of the sparse encoder (words and pairs, headings weighted), for BM25 on the question's own words. */
   get counts(): DocumentTermCounts {
     return (this.#counts ??= documentTermCounts({ headingPath: this.chunk.headingPath, text: this.chunk.text }));
+  }
+
+  /** Tokens of the text, as the context budget counts them. */
+  get textTokens(): number {
+    return (this.#textTokens ??= countTokens(this.chunk.text));
   }
 
   /** Stemmed words of the heading path and the text. */
@@ -55,27 +84,45 @@ export class ChunkAnalysis {
     return this.#titledHeadingTerms;
   }
 
+  /**
+   * The heading terms, alone and after the page title, weighted by `idf`; null for a page's introduction.
+   * `idf` must depend on `stats` only: the weights are kept until another index's statistics come.
+   */
+  headingWeights(stats: object | null, idf: (term: string) => number): { own: WeightedTerms; titled: WeightedTerms } | null {
+    const own = this.headingTerms;
+    const titled = this.titledHeadingTerms;
+    if (own === null || titled === null) return null;
+    if (this.#headingWeights?.stats !== stats || this.#headingWeights === undefined) {
+      this.#headingWeights = { stats, own: weighted(own, idf), titled: weighted(titled, idf) };
+    }
+    return this.#headingWeights;
+  }
+
   private ownHeading(): string | null {
     return this.chunk.headingPath.length <= 1 ? null : (this.chunk.headingPath[this.chunk.headingPath.length - 1] as string);
   }
 }
 
-/** Sections kept: a few times the candidates of one search, well above what a docs site's popular sections add up to. */
+/**
+ * Sections kept: more than the 1,338 sections of the redux docs, and for a
+ * larger site far more than its often-asked sections. The oldest entry goes
+ * first (a hit does not reorder: moving entries cost more than it saved).
+ */
 const CACHE_LIMIT = 2048;
 const cache = new Map<string, ChunkAnalysis>();
 
-/** The analysis of a candidate section, from the cache when it was seen before. */
+/**
+ * The analysis of a candidate section, from the cache when it was seen before with the same content.
+ * A passage without a content hash (a reader's selection, a hand-made record) is analysed every time.
+ */
 export function analysisOf(chunk: ChunkPayload): ChunkAnalysis {
-  const key = `${chunk.id}\u0000${chunk.hash}`;
-  const known = cache.get(key);
-  if (known) {
-    // Most recently used last, so the first key is the one to forget.
-    cache.delete(key);
-    cache.set(key, known);
-    return known;
-  }
+  // The text is compared too: cheap next to analysing it, and an id reused for other text can never be served stale words.
+  if (typeof chunk.hash !== 'string' || chunk.hash === '') return new ChunkAnalysis(chunk);
+  const known = cache.get(chunk.id);
+  if (known && known.hash === chunk.hash && known.chunk.text === chunk.text) return known;
   const analysis = new ChunkAnalysis(chunk);
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-  cache.set(key, analysis);
+  if (known) cache.delete(chunk.id);
+  else if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(chunk.id, analysis);
   return analysis;
 }

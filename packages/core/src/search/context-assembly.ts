@@ -8,6 +8,7 @@
 import { countTokens } from '../protocol/token-budget.js';
 import { SHARED_PROFILE } from '../profile/retrieval-profile.js';
 import type { AssembledContext, ContextSource, SearchHit } from './search-types.js';
+import { analysisOf } from './chunk-analysis.js';
 
 /** See `context.tokenBudget` in retrieval-profile.ts. */
 export const DEFAULT_CONTEXT_TOKEN_BUDGET = SHARED_PROFILE.context.tokenBudget;
@@ -29,13 +30,21 @@ function sourceBlock(number: number, header: string, body: string): string {
 /** Tokens the opening and closing tags add to each source. */
 const SOURCE_TAG_TOKENS = countTokens(sourceBlock(1, '', ''));
 
+/**
+ * The text cut at the last paragraph or sentence end within `budget` tokens.
+ * Pieces are counted one by one: cutting a text never merges two tokens, so
+ * their sum is at least the kept text's count and the cut never overshoots
+ * (counting the kept text again for every piece made long sources quadratic).
+ */
 function truncateToTokens(text: string, budget: number): string {
-  if (countTokens(text) <= budget) return text;
   const pieces = text.split(/(?<=\n\n)|(?<=[.!?]\s)/);
   let kept = '';
+  let keptTokens = 0;
   for (const piece of pieces) {
-    if (countTokens(kept + piece) > budget) break;
+    const pieceTokens = countTokens(piece);
+    if (keptTokens + pieceTokens > budget) break;
     kept += piece;
+    keptTokens += pieceTokens;
   }
   return `${kept.trimEnd()} …`;
 }
@@ -53,13 +62,16 @@ export function assembleContext(hits: SearchHit[], options: { tokenBudget?: numb
     const headerTokens = countTokens(header) + SOURCE_TAG_TOKENS;
     const remaining = budget - used - headerTokens;
     // A source needs room for a useful amount of text; otherwise it is dropped.
-    if (remaining < Math.min(80, countTokens(hit.chunk.text))) {
+    // Counted once per section and kept (chunk-analysis.ts): the same sections are cited answer after answer.
+    const textTokens = analysisOf(hit.chunk).textTokens;
+    if (remaining < Math.min(80, textTokens)) {
       dropped += 1;
       continue;
     }
-    const body = truncateToTokens(hit.chunk.text, remaining);
+    const whole = textTokens <= remaining;
+    const body = whole ? hit.chunk.text : truncateToTokens(hit.chunk.text, remaining);
     blocks.push(sourceBlock(number, header, body));
-    used += headerTokens + countTokens(body);
+    used += headerTokens + (whole ? textTokens : countTokens(body));
     sources.push({ number, chunk: hit.chunk, score: hit.score });
   }
   return { text: blocks.join('\n\n'), sources, tokens: used, dropped };

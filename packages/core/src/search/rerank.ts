@@ -16,7 +16,7 @@ import { hashTerm } from '../text/text-analysis.js';
 import { termIdf } from '../text/term-statistics.js';
 import type { TermStatistics } from '../text/term-statistics.js';
 import type { RankingProfile } from '../profile/retrieval-profile.js';
-import { analysisOf, termSet } from './chunk-analysis.js';
+import { analysisOf, termSet, type WeightedTerms } from './chunk-analysis.js';
 
 /** The weights (retrieval-profile.ts, `ranking`): BM25 share ** sparseExponent, heading, page and dense weights. */
 export type RerankWeights = Pick<RankingProfile, 'sparseExponent' | 'headingWeight' | 'pageWeight' | 'denseWeight' | 'denseFloor'>;
@@ -32,31 +32,26 @@ export interface RankedCandidate {
  * chunk's own heading (the page title for a page's intro): 1 when they are the
  * same informative words, small when the heading only shares a common word.
  */
-export function headingSimilarity(
-  queryTerms: Set<string>,
-  queryMass: number,
-  headingTerms: ReadonlySet<string>,
-  idf: (term: string) => number,
-): number {
+export function headingSimilarity(queryTerms: Set<string>, queryMass: number, heading: WeightedTerms): number {
+  if (heading.mass <= 0 || queryMass <= 0) return 0;
   let shared = 0;
-  let headingMass = 0;
-  for (const term of headingTerms) {
-    const weight = idf(term);
-    headingMass += weight;
-    if (queryTerms.has(term)) shared += weight;
-  }
-  return headingMass > 0 && queryMass > 0 ? shared / Math.sqrt(headingMass * queryMass) : 0;
+  heading.terms.forEach((term, index) => {
+    if (queryTerms.has(term)) shared += heading.weights[index] as number;
+  });
+  return shared / Math.sqrt(heading.mass * queryMass);
 }
 
 /** Heading similarity of a chunk: its own heading, alone or with its page title, whichever matches better; 0 for a page intro. */
-function sectionHeadingSimilarity(queryTerms: Set<string>, queryMass: number, chunk: ChunkPayload, idf: (term: string) => number): number {
-  const analysis = analysisOf(chunk);
-  const { headingTerms, titledHeadingTerms } = analysis;
-  if (headingTerms === null || titledHeadingTerms === null) return 0;
-  return Math.max(
-    headingSimilarity(queryTerms, queryMass, headingTerms, idf),
-    headingSimilarity(queryTerms, queryMass, titledHeadingTerms, idf),
-  );
+function sectionHeadingSimilarity(
+  queryTerms: Set<string>,
+  queryMass: number,
+  chunk: ChunkPayload,
+  stats: TermStatistics | null,
+  idf: (term: string) => number,
+): number {
+  const headings = analysisOf(chunk).headingWeights(stats, idf);
+  if (headings === null) return 0;
+  return Math.max(headingSimilarity(queryTerms, queryMass, headings.own), headingSimilarity(queryTerms, queryMass, headings.titled));
 }
 
 /** A term's IDF computed once per question: the candidates' headings repeat the same few terms. */
@@ -98,7 +93,7 @@ export function rerankCandidates(
   const scored = result.fused.map((candidate, position) => {
     const score =
       (bestSparse > 0 ? ((sparse.get(candidate.id) ?? 0) / bestSparse) ** weights.sparseExponent : 0) +
-      weights.headingWeight * sectionHeadingSimilarity(queryTerms, queryMass, candidate.payload, idf) +
+      weights.headingWeight * sectionHeadingSimilarity(queryTerms, queryMass, candidate.payload, stats, idf) +
       weights.pageWeight * (bestPage > 0 ? (pages.get(candidate.payload.file) ?? 0) / bestPage : 0) +
       weights.denseWeight * (denseSpan > 0 ? Math.max((dense.get(candidate.id) ?? denseFloor) - weights.denseFloor, 0) / denseSpan : 0);
     return { candidate, score, position };
