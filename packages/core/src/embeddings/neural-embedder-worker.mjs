@@ -4,7 +4,7 @@
 // JavaScript on purpose: a worker does not inherit the TypeScript loader of the
 // process that starts it (tsx, Jest), and this file must run under all of them.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -12,6 +12,21 @@ const { modelDirectory, modelPackage, expectedDigest, reinstallHint } = workerDa
 
 function invalid(message) {
   return { message, code: 'embedder_model_invalid', hint: reinstallHint };
+}
+
+/** Fills `view` with the file's bytes; fails when the file is shorter (a truncated shard). */
+async function readExactly(file, view) {
+  const handle = await open(file, 'r');
+  try {
+    let filled = 0;
+    while (filled < view.byteLength) {
+      const { bytesRead } = await handle.read(view, filled, view.byteLength - filled, filled);
+      if (bytesRead === 0) throw Object.assign(new Error('the file ended early'), { code: 'ETRUNCATED' });
+      filled += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Reads every file the model needs and checks them against the digest of the pinned package version. */
@@ -35,18 +50,31 @@ async function readModelFiles() {
   const shardNames = (manifest.weightsManifest ?? []).flatMap((group) => group.paths ?? []);
   const digest = createHash('sha256');
   digest.update(manifestText);
-  const shards = [];
+  // The shards are read straight into one buffer, from which the model loads without another copy.
+  const files = [];
   for (const name of shardNames) {
-    let bytes;
+    const file = path.join(modelDirectory, name);
     try {
-      bytes = await readFile(path.join(modelDirectory, name));
+      files.push({ name, file, size: (await stat(file)).size });
     } catch (error) {
       throw invalid(
         `The neural embedder's weight file ${name} is missing from ${modelDirectory} (package ${modelPackage}, ${error.code ?? error.message}).`,
       );
     }
-    digest.update(bytes);
-    shards.push(bytes);
+  }
+  const weights = new Uint8Array(files.reduce((sum, { size }) => sum + size, 0));
+  let offset = 0;
+  for (const { name, file, size } of files) {
+    const view = weights.subarray(offset, offset + size);
+    try {
+      await readExactly(file, view);
+    } catch (error) {
+      throw invalid(
+        `The neural embedder's weight file ${name} in ${modelDirectory} cannot be read whole (package ${modelPackage}, ${error.code ?? error.message}).`,
+      );
+    }
+    digest.update(view);
+    offset += size;
   }
   let vocabularyText;
   try {
@@ -63,7 +91,7 @@ async function readModelFiles() {
       `The neural embedder's model files in ${modelDirectory} do not match package ${modelPackage} (checksum ${actual.slice(0, 12)}…, expected ${expectedDigest.slice(0, 12)}…): they are damaged or from another version.`,
     );
   }
-  return { manifest, shards, vocabulary: JSON.parse(vocabularyText) };
+  return { manifest, weights, vocabulary: JSON.parse(vocabularyText) };
 }
 
 async function loadModel() {
@@ -76,7 +104,8 @@ async function loadModel() {
   } catch (error) {
     throw invalid(`The neural embedder's runtime (@energetic-ai/core, @energetic-ai/embeddings) cannot be loaded: ${error.message}.`);
   }
-  const weightData = Buffer.concat(files.shards);
+  const weightData = files.weights.buffer;
+  files.weights = null;
   const weightSpecs = files.manifest.weightsManifest.flatMap((group) => group.weights);
   // The model package's own `modelSource`, with the bytes read (and checked) above instead of read again.
   const modelSource = async () => ({
@@ -86,7 +115,7 @@ async function loadModel() {
         core.io.fromMemory({
           modelTopology: files.manifest.modelTopology,
           weightSpecs,
-          weightData: weightData.buffer.slice(weightData.byteOffset, weightData.byteOffset + weightData.byteLength),
+          weightData,
         }),
       ),
     ),
@@ -94,7 +123,15 @@ async function loadModel() {
   });
   try {
     // Never `initModel()` without a source: its default downloads the model from the internet.
-    return await embeddings.initModel(modelSource);
+    const model = await embeddings.initModel(modelSource);
+    // The weights now live in the WebAssembly backend's memory. TF.js's GraphModel keeps the loaded artifacts (and
+    // the loader holding them) only to save the model again, which never happens here: let those 26 MB go
+    // (issue 16 budget: 300 MB resident per server process with this embedder).
+    if (model.model && typeof model.model === 'object') {
+      model.model.artifacts = undefined;
+      model.model.handler = undefined;
+    }
+    return model;
   } catch (error) {
     throw invalid(`The neural embedder's model in ${modelDirectory} (package ${modelPackage}) cannot be loaded: ${error.message}.`);
   }

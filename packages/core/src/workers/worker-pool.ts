@@ -23,6 +23,8 @@ export interface WorkerPoolOptions {
   maxQueue: number;
   /** Names the work in messages ("The neural embedder"). */
   label: string;
+  /** Caps each worker's young generation (V8 semi-spaces), in MB; V8's default when unset. */
+  youngGenerationMb?: number;
 }
 
 export interface WorkerPool<Task, Result> {
@@ -93,7 +95,10 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
 
   function startWorker(): void {
     // Referenced while it loads: it starts because a task waits, and the process must live to run it.
-    const worker = new Worker(options.script, { workerData: options.workerData });
+    const worker = new Worker(options.script, {
+      workerData: options.workerData,
+      ...(options.youngGenerationMb ? { resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb } } : {}),
+    });
     const slot: Slot<Task, Result> = { worker, state: 'starting', job: null, jobId: 0 };
     slots.push(slot);
     worker.on('message', (message: { ready?: boolean; id?: number; result?: Result; error?: WorkerError }) => {
