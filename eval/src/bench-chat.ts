@@ -1,5 +1,8 @@
 /**
- * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--think-ms N] [--workers 1|N|auto] [--phase-seconds S] [--repeat R] [--keep] [--profile DIR] [--log-level L] [--embedder neural|local]`
+ * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--unseen] [--packed] [--think-ms N] [--workers 1|N|auto] [--phase-seconds S] [--repeat R] [--keep] [--profile DIR] [--log-level L] [--embedder neural|local]`
+ * (`--unseen` makes every question a text never asked before, so no cache serves it: with `--no-cache`, every
+ * answer embeds its question and searches; `--packed` runs the server built, packed and installed with npm, as a
+ * site owner does, instead of from the sources through tsx)
  * (each phase runs S seconds, 30 by default; `--repeat` runs the three phases R times and prints the spread;
  * server CPU counts the server process and the processes it forked; the event-loop p99 comes from the
  * server's /metrics)
@@ -35,6 +38,7 @@ import postgres from 'postgres';
 import { loadCoreConfig, runIngest } from '@docs-chat/core';
 import { createChatStreamParser, type ChatStreamEvent } from '@docs-chat/core/protocol';
 import { processTree } from './fault-suite/processes.js';
+import { npmInstall, packWorkspace, writeServerFolder } from './install/packaged-install.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CORPUS_DIR = path.resolve(REPO_ROOT, '../shared/corpora/redux');
@@ -87,6 +91,8 @@ interface PhaseResult {
    * value covers the second before it): the worst and the median of those one-second windows.
    */
   eventLoopP99: { worst: number; median: number };
+  /** Peak resident memory of the largest server process during this phase, in MB. */
+  peakRssMb: number;
   durationSeconds: number;
 }
 
@@ -227,20 +233,26 @@ async function timeHealth(url: string): Promise<number> {
   return performance.now() - started;
 }
 
+/** Resident memory of the largest process of the tree (with WORKERS > 1, of any one server process), in kB; 0 when unreadable. */
+function largestRssKb(pid: number): number {
+  let largest = 0;
+  try {
+    for (const member of processTree(pid)) {
+      const status = readFileSync(`/proc/${member}/status`, 'utf8');
+      const match = /VmRSS:\s+(\d+) kB/.exec(status);
+      if (match) largest = Math.max(largest, Number(match[1]));
+    }
+  } catch {
+    // The process may be gone.
+  }
+  return largest;
+}
+
 /** Samples the child's resident memory (Linux /proc) until stopped; returns the peak in MB. */
 function sampleRss(pid: number): { current(): number; stop(): number } {
   let peakKb = 0;
   const read = () => {
-    try {
-      // The largest process of the tree: with WORKERS > 1, the peak of any one server process.
-      for (const member of processTree(pid)) {
-        const status = readFileSync(`/proc/${member}/status`, 'utf8');
-        const match = /VmRSS:\s+(\d+) kB/.exec(status);
-        if (match) peakKb = Math.max(peakKb, Number(match[1]));
-      }
-    } catch {
-      // The process may be gone; keep the peak seen so far.
-    }
+    peakKb = Math.max(peakKb, largestRssKb(pid));
   };
   read();
   const timer = setInterval(read, 250);
@@ -257,6 +269,9 @@ function sampleRss(pid: number): { current(): number; stop(): number } {
   };
 }
 
+/** Numbers appended by --unseen, unique over the whole run. */
+let unseenSerial = 100_000;
+
 async function runPhase(
   url: string,
   questions: string[],
@@ -264,6 +279,7 @@ async function runPhase(
   phaseSeconds: number,
   thinkMs: number,
   processes: MeasuredProcesses,
+  unseen: boolean,
 ): Promise<PhaseResult> {
   const cpuBefore = { server: serverCpuMs(processes.serverPid), standIn: processCpuMs(processes.standInPid), loadGenerator: ownCpuMs() };
   const samples: AnswerSample[] = [];
@@ -290,6 +306,10 @@ async function runPhase(
       if (scrape.eventLoopP99Ms !== null) eventLoopP99s.push(scrape.eventLoopP99Ms);
     }
   })();
+  let peakRssKb = largestRssKb(processes.serverPid);
+  const rssTimer = setInterval(() => {
+    peakRssKb = Math.max(peakRssKb, largestRssKb(processes.serverPid));
+  }, 250);
   let next = 0;
   const started = performance.now();
   const endsAt = started + phaseSeconds * 1000;
@@ -298,13 +318,17 @@ async function runPhase(
       // Readers with think time start spread out, as real ones do, instead of all at the same instant.
       if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * thinkMs));
       while (performance.now() < endsAt) {
-        const question = questions[next++ % questions.length]!;
-        samples.push(await ask(url, question));
+        const asked = next++;
+        const question = questions[asked % questions.length]!;
+        // --unseen: a number no other question carries, so neither the retrieval cache nor the query-embedding
+        // cache has seen the text (the analyser drops numbers of five digits and more, so BM25 ranks as before).
+        samples.push(await ask(url, unseen ? `${question} #${unseenSerial++}` : question));
         if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs * (0.5 + Math.random())));
       }
     }),
   );
   const elapsedSeconds = (performance.now() - started) / 1000;
+  clearInterval(rssTimer);
   running = false;
   await healthPoller;
   await metricsPoller;
@@ -336,6 +360,7 @@ async function runPhase(
     cpuMsPerAnswer,
     loadAverage: loadavg()[0]!,
     eventLoopP99: { worst: eventLoopP99s.length > 0 ? Math.max(...eventLoopP99s) : Number.NaN, median: percentile(eventLoopP99s, 0.5) },
+    peakRssMb: peakRssKb / 1024,
     durationSeconds: elapsedSeconds,
   };
 }
@@ -401,6 +426,18 @@ function format(value: number | null, digits = 1): string {
   return value === null || Number.isNaN(value) ? '-' : value.toFixed(digits);
 }
 
+/** Builds, packs and npm-installs the server into `dir`; returns the path of its `docs-chat` command. */
+async function installPackedServer(dir: string, log: (line: string) => void): Promise<string> {
+  log('Building, packing and installing the server with npm (--packed)...');
+  const started = performance.now();
+  const tarballs = await packWorkspace(path.join(dir, 'tarballs'));
+  const serverDir = path.join(dir, 'server');
+  writeServerFolder(serverDir, tarballs);
+  await npmInstall(serverDir);
+  log(`Installed the packed server in ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  return path.join(serverDir, 'node_modules', '@docs-chat', 'server', 'bin', 'docs-chat.cjs');
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const args = new Set(argv);
@@ -454,7 +491,8 @@ async function main(): Promise<void> {
     }
     log(`Conversations: ${conversations}. Server processes: WORKERS=${workers}.`);
     log(
-      `Retrieval cache: ${args.has('--no-cache') ? 'off (every answer searches the index)' : 'on (the 38 questions repeat, so most searches are cache hits)'}.`,
+      `Retrieval cache: ${args.has('--no-cache') ? 'off (every answer searches the index)' : 'on (the 38 questions repeat, so most searches are cache hits)'}. ` +
+        `Questions: ${args.has('--unseen') ? 'each text asked once (--unseen: no query embedding is cached)' : 'the 38 redux questions, repeated'}.`,
     );
 
     const port = await freePort();
@@ -471,7 +509,12 @@ async function main(): Promise<void> {
     };
     const profileDir = option('--profile');
     const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
-    child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', path.join(REPO_ROOT, 'packages/server/src/cli.ts'), 'serve'], {
+    // --packed: the server as a site owner runs it (built, packed, installed with npm; no tsx, whose loader thread
+    // and transpiled sources count in the resident memory of a run from the sources).
+    const serverEntry = args.has('--packed')
+      ? [await installPackedServer(path.join(dataDir, 'packed'), log)]
+      : ['--import', 'tsx', path.join(REPO_ROOT, 'packages/server/src/cli.ts')];
+    child = spawn(process.execPath, [...nodeFlags, ...serverEntry, 'serve'], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH ?? '',
@@ -518,7 +561,9 @@ async function main(): Promise<void> {
       const results: PhaseResult[] = [];
       for (const readers of PHASE_READERS) {
         log(`Round ${round}/${repeats}: ${readers} concurrent reader(s) for ${phaseSeconds} s...`);
-        results.push(await runPhase(url, questions, readers, phaseSeconds, thinkMs, { serverPid: child.pid!, standInPid: gemini.pid }));
+        results.push(
+          await runPhase(url, questions, readers, phaseSeconds, thinkMs, { serverPid: child.pid!, standInPid: gemini.pid }, args.has('--unseen')),
+        );
       }
       rounds.push(results);
     }
@@ -544,20 +589,20 @@ async function main(): Promise<void> {
 
     if (asJson) {
       process.stdout.write(
-        `${JSON.stringify({ conversations, retrievalCache: !args.has('--no-cache'), workers, thinkMs, phaseSeconds, corpus: { files: report.files.total, chunks: report.chunks.total }, machine: { cpus: cpus().length, loadBefore, loadAfter }, rounds, idleHealthP95: percentile(idleHealth, 0.95), healthP95, startRssMb, peakRssMb, checks }, null, 2)}\n`,
+        `${JSON.stringify({ conversations, retrievalCache: !args.has('--no-cache'), unseenQuestions: args.has('--unseen'), packedServer: args.has('--packed'), workers, thinkMs, phaseSeconds, corpus: { files: report.files.total, chunks: report.chunks.total }, machine: { cpus: cpus().length, loadBefore, loadAfter }, rounds, idleHealthP95: percentile(idleHealth, 0.95), healthP95, startRssMb, peakRssMb, checks }, null, 2)}\n`,
       );
     } else {
       log('');
       log(
-        'round | readers | answers | errors | first token p50 | p95    | max    | answers/s | /health p95 | loop p99 worst/median | CPU ms/answer: server, stand-in, load gen | load avg',
+        'round | readers | answers | errors | first token p50 | p95    | max    | answers/s | /health p95 | loop p99 worst/median | CPU ms/answer: server, stand-in, load gen | peak RSS | load avg',
       );
       log(
-        '------|---------|---------|--------|-----------------|--------|--------|-----------|-------------|-----------------------|-------------------------------------------|---------',
+        '------|---------|---------|--------|-----------------|--------|--------|-----------|-------------|-----------------------|-------------------------------------------|----------|---------',
       );
       rounds.forEach((results, round) => {
         for (const result of results) {
           log(
-            `${String(round + 1).padStart(5)} | ${String(result.readers).padStart(7)} | ${String(result.answers).padStart(7)} | ${String(result.errors).padStart(6)} | ${format(result.firstTokenP50).padStart(12)} ms | ${format(result.firstTokenP95).padStart(6)} | ${format(result.firstTokenMax).padStart(6)} | ${format(result.answersPerSecond).padStart(9)} | ${(result.healthP95 === null ? '-' : `${format(result.healthP95)} ms`).padStart(11)} | ${`${format(result.eventLoopP99.worst)} / ${format(result.eventLoopP99.median)} ms`.padStart(21)} | ${`${format(result.cpuMsPerAnswer.server, 2)}, ${format(result.cpuMsPerAnswer.standIn, 2)}, ${format(result.cpuMsPerAnswer.loadGenerator, 2)}`.padStart(41)} | ${result.loadAverage.toFixed(1)}`,
+            `${String(round + 1).padStart(5)} | ${String(result.readers).padStart(7)} | ${String(result.answers).padStart(7)} | ${String(result.errors).padStart(6)} | ${format(result.firstTokenP50).padStart(12)} ms | ${format(result.firstTokenP95).padStart(6)} | ${format(result.firstTokenMax).padStart(6)} | ${format(result.answersPerSecond).padStart(9)} | ${(result.healthP95 === null ? '-' : `${format(result.healthP95)} ms`).padStart(11)} | ${`${format(result.eventLoopP99.worst)} / ${format(result.eventLoopP99.median)} ms`.padStart(21)} | ${`${format(result.cpuMsPerAnswer.server, 2)}, ${format(result.cpuMsPerAnswer.standIn, 2)}, ${format(result.cpuMsPerAnswer.loadGenerator, 2)}`.padStart(41)} | ${`${format(result.peakRssMb, 0)} MB`.padStart(8)} | ${result.loadAverage.toFixed(1)}`,
           );
           if (result.failures.length > 0) log(`        failures: ${result.failures.join('; ')}`);
         }
