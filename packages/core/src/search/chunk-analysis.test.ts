@@ -46,6 +46,19 @@ describe('analysis of candidate sections', () => {
   });
 });
 
+describe('heading weights', () => {
+  it('follow the term statistics: kept for the same index, computed again when a re-ingest brings new statistics', () => {
+    const section = analysisOf(chunk('e', 'Body text.'));
+    const before = { df: 'old index' };
+    const after = { df: 'new index' };
+    const first = section.headingWeights(before, () => 2);
+    expect(first?.own.mass).toBe(2 * (first?.own.terms.length ?? 0));
+    expect(section.headingWeights(before, () => 5)).toBe(first);
+    const second = section.headingWeights(after, () => 5);
+    expect(second?.own.mass).toBe(5 * (second?.own.terms.length ?? 0));
+  });
+});
+
 describe('analysis of a passage that is not an indexed section', () => {
   it('is never served from the cache, so two selections under one id get their own words', () => {
     const selection = (text: string) => ({ ...chunk('selection', text), hash: '' });

@@ -36,14 +36,31 @@ function weighted(terms: ReadonlySet<string>, idf: (term: string) => number): We
   return { terms: list, weights, mass };
 }
 
+/**
+ * A number per term-statistics object, so cached weights name the statistics they came from without holding an
+ * index's replaced statistics in memory.
+ */
+const statsNumbers = new WeakMap<object, number>();
+let nextStatsNumber = 1;
+
+function numberOf(stats: object | null): number {
+  if (stats === null) return 0;
+  let number = statsNumbers.get(stats);
+  if (number === undefined) {
+    number = nextStatsNumber++;
+    statsNumbers.set(stats, number);
+  }
+  return number;
+}
+
 export class ChunkAnalysis {
   #counts: DocumentTermCounts | undefined;
   #textTokens: number | undefined;
   #words: ReadonlySet<string> | undefined;
   #headingTerms: ReadonlySet<string> | null | undefined;
   #titledHeadingTerms: ReadonlySet<string> | null | undefined;
-  /** Heading weights for the term statistics they were computed with (null: every term weighs 1). */
-  #headingWeights: { stats: object | null; own: WeightedTerms; titled: WeightedTerms } | undefined;
+  /** Heading weights, with the number of the term statistics they were computed with (0: every term weighs 1). */
+  #headingWeights: { statsNumber: number; own: WeightedTerms; titled: WeightedTerms } | undefined;
 
   constructor(readonly chunk: ChunkPayload) {}
 
@@ -92,8 +109,9 @@ export class ChunkAnalysis {
     const own = this.headingTerms;
     const titled = this.titledHeadingTerms;
     if (own === null || titled === null) return null;
-    if (this.#headingWeights?.stats !== stats || this.#headingWeights === undefined) {
-      this.#headingWeights = { stats, own: weighted(own, idf), titled: weighted(titled, idf) };
+    const statsNumber = numberOf(stats);
+    if (this.#headingWeights?.statsNumber !== statsNumber) {
+      this.#headingWeights = { statsNumber, own: weighted(own, idf), titled: weighted(titled, idf) };
     }
     return this.#headingWeights;
   }
