@@ -562,7 +562,15 @@ async function main(): Promise<void> {
       for (const readers of PHASE_READERS) {
         log(`Round ${round}/${repeats}: ${readers} concurrent reader(s) for ${phaseSeconds} s...`);
         results.push(
-          await runPhase(url, questions, readers, phaseSeconds, thinkMs, { serverPid: child.pid!, standInPid: gemini.pid }, args.has('--unseen')),
+          await runPhase(
+            url,
+            questions,
+            readers,
+            phaseSeconds,
+            thinkMs,
+            { serverPid: child.pid!, standInPid: gemini.pid },
+            args.has('--unseen'),
+          ),
         );
       }
       rounds.push(results);

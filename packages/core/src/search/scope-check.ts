@@ -123,7 +123,8 @@ export function scopeSignals(
   const dense = result.dense[0]?.score ?? 0;
   if (words.length === 0) return { vocabulary: 0, coverage: 0, dense, missingNames: [], lonelyNames: [] };
   const topWords = new Set<string>();
-  for (const point of result.fused.slice(0, limits.coverageSections)) for (const word of analysisOf(point.payload).words) topWords.add(word);
+  for (const point of result.fused.slice(0, limits.coverageSections))
+    for (const word of analysisOf(point.payload).words) topWords.add(word);
   // Without statistics every word weighs the same and "known" means "in the best sections".
   const idf = (word: string) => (stats ? wordIdf(stats, word) : 1);
   const knownAlone = (word: string) => (stats ? (stats.df.get(word) ?? 0) > 0 : topWords.has(word));
@@ -144,9 +145,7 @@ export function scopeSignals(
     const whole = analyzeTerms(name)[0];
     return whole !== undefined && !covered(whole);
   });
-  const sectionWords = result.fused
-    .slice(0, limits.nameContextSections)
-    .map((point) => analysisOf(point.payload).words);
+  const sectionWords = result.fused.slice(0, limits.nameContextSections).map((point) => analysisOf(point.payload).words);
   const lonelyNames = nameLikeWords(query).filter((name) => {
     const whole = analyzeTerms(name)[0];
     if (whole === undefined) return false;
