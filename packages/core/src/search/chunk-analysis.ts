@@ -8,7 +8,7 @@
  *
  * Each part is computed on first use. Entries are keyed by chunk id and
  * content hash, so a re-ingested section is analysed afresh; the cache is
- * bounded and forgets the least recently used section first.
+ * bounded and forgets the section it took in first.
  */
 import type { ChunkPayload } from '../stores/vector-store.js';
 import { documentTermCounts, termsWithPairs, type DocumentTermCounts } from '../text/sparse-encoder.js';
