@@ -1278,6 +1278,15 @@ describe('with a model that streams over time (the real server on Gemini, answer
         for (const width of [320, 390, 600, 601, 1024, 1280, 1440, 1920]) {
           await page.setViewportSize({ width, height: width <= 600 ? 844 : 900 });
           await waitForColourMode(page, colorScheme, CODE_BACKGROUND[colorScheme]);
+          // The CSS follows the new width at once; aria-modal follows a render later (a media-query listener).
+          // Give it up to 5 s, then read the layout either way so a panel that never switches fails below by name.
+          await page
+            .waitForFunction(
+              (modal) => (document.querySelector('#docs-chat-panel')?.getAttribute('aria-modal') === 'true') === modal,
+              width <= 600,
+              { timeout: 5000 },
+            )
+            .catch(() => undefined);
           const layout = await readPanelLayout(page);
           const where = `${width} px, ${colorScheme}`;
           expect({ where, sideways: layout.sidewaysScrolling, stickingOut: layout.stickingOut }).toEqual({
