@@ -64,10 +64,6 @@ export class ChunkAnalysis {
 
   constructor(readonly chunk: ChunkPayload) {}
 
-  get hash(): string {
-    return this.chunk.hash;
-  }
-
   /** Term counts of the sparse encoder (words and pairs, headings weighted), for BM25 on the question's own words. */
   get counts(): DocumentTermCounts {
     return (this.#counts ??= documentTermCounts({ headingPath: this.chunk.headingPath, text: this.chunk.text }));
@@ -137,7 +133,7 @@ export function analysisOf(chunk: ChunkPayload): ChunkAnalysis {
   // The text is compared too: cheap next to analysing it, and an id reused for other text can never be served stale words.
   if (typeof chunk.hash !== 'string' || chunk.hash === '') return new ChunkAnalysis(chunk);
   const known = cache.get(chunk.id);
-  if (known && known.hash === chunk.hash && known.chunk.text === chunk.text) return known;
+  if (known && known.chunk.hash === chunk.hash && known.chunk.text === chunk.text) return known;
   const analysis = new ChunkAnalysis(chunk);
   if (known) cache.delete(chunk.id);
   else if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
