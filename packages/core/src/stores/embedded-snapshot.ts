@@ -28,6 +28,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DocsChatError } from '../errors.js';
 import { DenseMatrix } from './dense-matrix.js';
+import { checkSnapshotFiles, type FileCheck, type SnapshotChecks } from './snapshot-checks.js';
 import { isIndexMeta, REBUILD_HINT } from './index-meta.js';
 import type { ChunkPayload, IndexMeta } from './vector-store.js';
 
@@ -36,8 +37,10 @@ const FORMAT = 'docs-chat/embedded-index';
 /** 2: page vectors (pages-<id>.bin). 3: postings on disk, payloads read on demand (payloads-<id>.jsonl). */
 const FORMAT_VERSION = 3;
 const DATA_FILE = /^(vectors|postings|points|payloads|pages)-[0-9a-f-]+\.(f32|bin|json|jsonl)$/;
-/** Bytes read at a time when hashing or copying the payload file. */
+/** Bytes read at a time when scanning or copying the payload file. */
 const READ_BLOCK = 1 << 20;
+const DATA_FILES = ['vectors', 'postings', 'points', 'pages', 'payloads'] as const;
+type DataFileName = (typeof DATA_FILES)[number];
 
 /** Postings in CSR form: the postings of `terms[t]` are [offsets[t], offsets[t+1]). */
 export interface Postings {
@@ -76,10 +79,12 @@ export interface SnapshotData {
   /** The payload file, open, with where each slot's line starts. */
   payloads: PayloadFile;
   pages: StoredPage[];
+  /** Postings of `pages` (in this order), worked out while loading; absent in what a writer hands over. */
+  pageIndex?: Postings;
 }
 
 /** What a commit writes: as SnapshotData, with each slot's payload line supplied by the writer. */
-export interface SnapshotToWrite extends Omit<SnapshotData, 'payloads' | 'vectors'> {
+export interface SnapshotToWrite extends Omit<SnapshotData, 'payloads' | 'vectors' | 'pageIndex'> {
   /** count x meta.dimensions. */
   vectors: Float32Array;
   /** The JSON line (no newline) of each slot's payload, in slot order. */
@@ -232,23 +237,62 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
   if (!isIndexMeta(meta) || !counts.every((value) => Number.isInteger(value) && value >= 0) || !files) {
     throw corrupt(directory, 'manifest.json lacks its counts or index meta');
   }
-  // The payload file is opened (and kept open) first, so a commit racing this read cannot remove it from under us.
-  const payloads = await openPayloadFile(directory, files.payloads, count);
+  if (files.vectors?.bytes !== count * meta.dimensions * 4) {
+    throw corrupt(directory, `${files.vectors?.name ?? 'the vector file'} does not hold ${count} vectors of ${meta.dimensions} dimensions`);
+  }
+  // Every file is opened (and kept open) first, so a commit racing this read cannot remove one from under us;
+  // the payload file stays open for the life of the loaded state.
+  const handles: FileHandle[] = [];
+  let checks: SnapshotChecks | null = null;
+  let loaded = false;
   try {
-    if (files.vectors?.bytes !== count * meta.dimensions * 4) {
-      throw corrupt(
-        directory,
-        `${files.vectors?.name ?? 'the vector file'} does not hold ${count} vectors of ${meta.dimensions} dimensions`,
-      );
-    }
+    for (const name of DATA_FILES) handles.push(await openChecked(directory, files[name]));
+    // Checksums, the slot range check and the page postings are worked out on a worker thread while this one
+    // reads, so loading a large index never stalls the event loop.
+    const slotsFrom = terms * 8 + 4;
+    const pagesInFile = (files.pages.bytes - pageNonZeros * 8) / 4 - 1;
+    checks = checkSnapshotFiles(
+      handles.map((handle, i) => {
+        const name = DATA_FILES[i] as DataFileName;
+        return {
+          fd: handle.fd,
+          bytes: files[name].bytes,
+          ...(name === 'postings' ? { slotsBelow: { from: slotsFrom, to: slotsFrom + nonZeros * 4, bound: count } } : {}),
+          ...(name === 'pages' && Number.isInteger(pagesInFile) && pagesInFile >= 0
+            ? { invertPages: { pageCount: pagesInFile, nonZeros: pageNonZeros } }
+            : {}),
+        };
+      }),
+    );
+    const [vectorHandle, postingHandle, pointHandle, pageHandle, payloadHandle] = handles as [
+      FileHandle,
+      FileHandle,
+      FileHandle,
+      FileHandle,
+      FileHandle,
+    ];
     const vectors = new DenseMatrix(meta.dimensions, count);
-    const [, postingBytes, pointBytes, pageBytes] = await Promise.all([
+    const [, postingBytes, pointBytes, pageBytes, lineStarts] = await Promise.all([
       // Read in place: a second copy of every vector would double the load's peak memory.
-      readVerified(directory, files.vectors, vectors.bytes(count)),
-      readVerified(directory, files.postings),
-      readVerified(directory, files.points),
-      readVerified(directory, files.pages),
+      readWhole(directory, files.vectors, vectorHandle, vectors.bytes(count)),
+      readWhole(directory, files.postings, postingHandle),
+      readWhole(directory, files.points, pointHandle),
+      readWhole(directory, files.pages, pageHandle),
+      scanPayloadLines(directory, files.payloads, payloadHandle, count),
     ]);
+    const checked = await Promise.all(
+      checks.results.map(async (result, i): Promise<FileCheck> => {
+        const entry = files[DATA_FILES[i] as DataFileName];
+        let check: FileCheck;
+        try {
+          check = await result;
+        } catch (error) {
+          throw corrupt(directory, `${entry.name} ${describe(error)}`);
+        }
+        if (check.sha256 !== entry.sha256) throw corrupt(directory, `${entry.name} does not match its checksum`);
+        return check;
+      }),
+    );
     if (postingBytes.byteLength !== terms * 4 + (terms + 1) * 4 + nonZeros * 8) {
       throw corrupt(directory, `${files.postings.name} has the wrong size`);
     }
@@ -259,8 +303,8 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
       values: float32View(postingBytes, terms * 8 + 4 + nonZeros * 4, nonZeros),
     };
     if (postings.offsets[terms] !== nonZeros) throw corrupt(directory, `${files.postings.name} offsets do not add up`);
-    for (let p = 0; p < nonZeros; p++) {
-      if ((postings.slots[p] as number) >= count) throw corrupt(directory, `${files.postings.name} names a point that does not exist`);
+    if (checked[DATA_FILES.indexOf('postings')]?.slotsInRange !== true) {
+      throw corrupt(directory, `${files.postings.name} names a point that does not exist`);
     }
 
     const points = parsePoints(directory, files.points.name, pointBytes, count);
@@ -276,7 +320,8 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
       indices: pageIndices.subarray(pageOffsets[i] as number, pageOffsets[i + 1] as number),
       values: pageValues.subarray(pageOffsets[i] as number, pageOffsets[i + 1] as number),
     }));
-    return {
+    const pageIndex = checked[DATA_FILES.indexOf('pages')]?.pageIndex;
+    const result = {
       snapshotId: manifest.snapshotId,
       data: {
         meta,
@@ -286,13 +331,18 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
         orderOfSlot: points.orderOfSlot,
         vectors,
         postings,
-        payloads,
+        payloads: new PayloadFile(payloadHandle, lineStarts),
         pages,
+        ...(pageIndex ? { pageIndex } : {}),
       },
     };
-  } catch (error) {
-    await payloads.close();
-    throw error;
+    loaded = true;
+    return result;
+  } finally {
+    // The checking thread reads through these descriptors: it stops before any of them closes.
+    await checks?.stop();
+    const keep = loaded ? handles.length - 1 : handles.length;
+    await Promise.all(handles.slice(0, keep).map((handle) => handle.close().catch(() => undefined)));
   }
 }
 
@@ -320,36 +370,38 @@ function parsePoints(
   return { ids, files, fileOfSlot: Uint32Array.from(fileOfSlot), orderOfSlot: Uint32Array.from(orderOfSlot), pages };
 }
 
-/** Opens the payload file, checks its size and checksum, and finds where each line starts, reading it once in blocks. */
-async function openPayloadFile(directory: string, entry: FileEntry | undefined, count: number): Promise<PayloadFile> {
+/** Opens a data file named by the manifest and checks its size. */
+async function openChecked(directory: string, entry: FileEntry | undefined): Promise<FileHandle> {
   checkEntry(directory, entry);
   const handle = await open(join(directory, entry.name), 'r');
   try {
     const { size } = await handle.stat();
     if (size !== entry.bytes) throw corrupt(directory, `${entry.name} holds ${size} bytes, the manifest says ${entry.bytes} (truncated?)`);
-    const hash = createHash('sha256');
-    const lineStarts = new Float64Array(count + 1);
-    let lines = 0;
-    const block = Buffer.allocUnsafe(READ_BLOCK);
-    for (let position = 0; position < size;) {
-      const { bytesRead } = await handle.read(block, 0, Math.min(READ_BLOCK, size - position), position);
-      if (bytesRead === 0) throw corrupt(directory, `${entry.name} ends early`);
-      const chunk = block.subarray(0, bytesRead);
-      hash.update(chunk);
-      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
-        if (lines >= count) throw corrupt(directory, `${entry.name} holds more than ${count} payloads`);
-        lines += 1;
-        lineStarts[lines] = position + at + 1;
-      }
-      position += bytesRead;
-    }
-    if (hash.digest('hex') !== entry.sha256) throw corrupt(directory, `${entry.name} does not match its checksum`);
-    if (lines !== count) throw corrupt(directory, `${entry.name} holds ${lines} payloads, not ${count}`);
-    return new PayloadFile(handle, lineStarts);
+    return handle;
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** Finds where each line of the payload file starts, reading it once in blocks. */
+async function scanPayloadLines(directory: string, entry: FileEntry, handle: FileHandle, count: number): Promise<Float64Array> {
+  const lineStarts = new Float64Array(count + 1);
+  let lines = 0;
+  const block = Buffer.allocUnsafe(READ_BLOCK);
+  for (let position = 0; position < entry.bytes;) {
+    const { bytesRead } = await handle.read(block, 0, Math.min(READ_BLOCK, entry.bytes - position), position);
+    if (bytesRead === 0) throw corrupt(directory, `${entry.name} ends early`);
+    const chunk = block.subarray(0, bytesRead);
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
+      if (lines >= count) throw corrupt(directory, `${entry.name} holds more than ${count} payloads`);
+      lines += 1;
+      lineStarts[lines] = position + at + 1;
+    }
+    position += bytesRead;
+  }
+  if (lines !== count) throw corrupt(directory, `${entry.name} holds ${lines} payloads, not ${count}`);
+  return lineStarts;
 }
 
 function isFileKey(value: unknown): value is FileKey {
@@ -545,36 +597,18 @@ function checkEntry(directory: string, entry: FileEntry | undefined): asserts en
   }
 }
 
-/** Reads a data file whole, into `target` when given (which must have the file's size), and checks size and checksum. */
-async function readVerified(directory: string, entry: FileEntry | undefined, target?: Uint8Array): Promise<Buffer> {
-  checkEntry(directory, entry);
-  let bytes: Buffer;
-  if (target) {
-    const handle = await open(join(directory, entry.name), 'r');
-    try {
-      const { size } = await handle.stat();
-      if (size !== target.byteLength)
-        throw corrupt(directory, `${entry.name} holds ${size} bytes, the manifest says ${entry.bytes} (truncated?)`);
-      let done = 0;
-      while (done < size) {
-        const { bytesRead } = await handle.read(target, done, size - done, done);
-        if (bytesRead === 0) throw corrupt(directory, `${entry.name} ends early`);
-        done += bytesRead;
-      }
-    } finally {
-      await handle.close();
-    }
-    bytes = Buffer.from(target.buffer, target.byteOffset, target.byteLength);
-  } else {
-    bytes = await readFile(join(directory, entry.name));
+/** Reads an open data file whole, into `target` when given (which must have the file's size). */
+async function readWhole(directory: string, entry: FileEntry, handle: FileHandle, target?: Uint8Array): Promise<Buffer> {
+  const bytes = target ?? Buffer.allocUnsafe(entry.bytes);
+  if (bytes.byteLength !== entry.bytes)
+    throw corrupt(directory, `${entry.name} holds ${entry.bytes} bytes, not the ${bytes.byteLength} its counts call for`);
+  let done = 0;
+  while (done < bytes.byteLength) {
+    const { bytesRead } = await handle.read(bytes, done, bytes.byteLength - done, done);
+    if (bytesRead === 0) throw corrupt(directory, `${entry.name} ends early`);
+    done += bytesRead;
   }
-  if (bytes.byteLength !== entry.bytes) {
-    throw corrupt(directory, `${entry.name} holds ${bytes.byteLength} bytes, the manifest says ${entry.bytes} (truncated?)`);
-  }
-  if (createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
-    throw corrupt(directory, `${entry.name} does not match its checksum`);
-  }
-  return bytes;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function corrupt(directory: string, detail: string): DocsChatError {

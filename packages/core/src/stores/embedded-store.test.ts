@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -85,6 +86,60 @@ describe('embedded store on disk', () => {
     const error = await failureOf(openStore().readMeta());
     expect(errorCode(error)).toBe('index_corrupt');
     expect(isDocsChatError(error) && error.message).toMatch(/checksum/);
+  });
+
+  it('reports a page-vector file whose bytes changed as a corrupt index', async () => {
+    await buildIndex();
+    const pages = await dataFile('pages-');
+    const bytes = await readFile(pages);
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff;
+    await writeFile(pages, bytes);
+    const error = await failureOf(openStore().hybridSearch(anyQuery));
+    expect(errorCode(error)).toBe('index_corrupt');
+    expect(isDocsChatError(error) && error.message).toMatch(/pages-.*checksum/);
+  });
+
+  it('reports postings that name a point the index does not hold, even when their checksum was rewritten to match', async () => {
+    await buildIndex();
+    const manifestPath = join(indexDirectory(), 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as {
+      count: number;
+      terms: number;
+      nonZeros: number;
+      files: { postings: { name: string; sha256: string } };
+    };
+    const postings = join(indexDirectory(), manifest.files.postings.name);
+    const bytes = await readFile(postings);
+    // The last slot of the postings (uint32 terms[T], offsets[T + 1], slots[nnz], values[nnz]) points past the end.
+    bytes.writeUInt32LE(manifest.count + 3, manifest.terms * 8 + 4 + (manifest.nonZeros - 1) * 4);
+    await writeFile(postings, bytes);
+    manifest.files.postings.sha256 = createHash('sha256').update(bytes).digest('hex');
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const error = await failureOf(openStore().status());
+    expect(errorCode(error)).toBe('index_corrupt');
+    expect(isDocsChatError(error) && error.message).toMatch(/names a point that does not exist/);
+  });
+
+  it('ranks pages after a reload exactly as the process that wrote them did', async () => {
+    const writer = openStore();
+    await writer.prepare(conformanceMeta, { rebuild: true });
+    await writer.upsert(samplePoints());
+    let seed = 99;
+    const random = (): number => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0);
+    // Enough pages and terms that the reader's page postings (worked out on the loading thread) could go wrong.
+    const pages = Array.from({ length: 60 }, (_, n) => {
+      const entries: Record<number, number> = {};
+      for (let k = 0; k < 40; k++) entries[(random() >>> 8) % 500] = 1 + ((random() >>> 8) % 7);
+      return { file: `pages/page-${n}.md`, docId: `pages/page-${n}`, sparse: sparseVector(entries) };
+    });
+    await writer.upsertPages(pages);
+    await writer.commit();
+    const queryTerms = Object.fromEntries(Array.from({ length: 30 }, (_, k) => [k * 16 + 3, 1 + (k % 3)]));
+    const pageQuery: HybridQuery = { ...anyQuery, pageSparse: sparseVector(queryTerms), prefetchLimit: 20 };
+    const written = await writer.hybridSearch(pageQuery);
+    const reloaded = await openStore().hybridSearch(pageQuery);
+    expect(written.pages.length).toBe(20);
+    expect(reloaded.pages).toEqual(written.pages);
   });
 
   it('reports a manifest cut off mid-write as a corrupt index, and a rebuild still starts over', async () => {

@@ -16,6 +16,7 @@ import { assertValidPoints, assertValidQuery } from './point-validation.js';
 import { compareIds, fuseReciprocalRanks, inverseDocumentFrequency, normalised, TopK } from './ranking.js';
 import type { RankedId } from './ranking.js';
 import { compileFilter, filterExcludesEverything } from './search-filter.js';
+import { invertSparse } from './sparse-postings.mjs';
 import type {
   ChunkPayload,
   HybridQuery,
@@ -76,33 +77,7 @@ function ordinalOf(terms: Uint32Array, term: number): number {
 
 /** Postings in CSR form over `count` slots' sparse vectors: the slots and values holding each term are one contiguous run. */
 function buildPostings(forward: ForwardSparse, count: number): InvertedIndex {
-  const { offsets: rowOffsets, indices, values: rowValues } = forward;
-  const nonZeros = rowOffsets[count] as number;
-  const frequencies = new Map<number, number>();
-  for (let i = 0; i < nonZeros; i++) {
-    const term = indices[i] as number;
-    frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-  }
-  const terms = Uint32Array.from(frequencies.keys()).sort();
-  const offsets = new Uint32Array(terms.length + 1);
-  // Reuse the map: term -> write cursor of its run.
-  terms.forEach((term, ordinal) => {
-    offsets[ordinal + 1] = (offsets[ordinal] as number) + (frequencies.get(term) as number);
-    frequencies.set(term, offsets[ordinal] as number);
-  });
-  const slots = new Uint32Array(nonZeros);
-  const values = new Float32Array(nonZeros);
-  for (let slot = 0; slot < count; slot++) {
-    const end = rowOffsets[slot + 1] as number;
-    for (let i = rowOffsets[slot] as number; i < end; i++) {
-      const term = indices[i] as number;
-      const position = frequencies.get(term) as number;
-      frequencies.set(term, position + 1);
-      slots[position] = slot;
-      values[position] = rowValues[i] as number;
-    }
-  }
-  return { terms, offsets, slots, values };
+  return invertSparse(forward.offsets, forward.indices, forward.values, count);
 }
 
 /**
@@ -232,6 +207,8 @@ class IndexState {
     state.inverted = data.postings;
     for (let slot = 0; slot < count; slot++) state.slotOf.set(data.ids[slot] as string, slot);
     for (const page of data.pages) state.pages.set(page.file, page);
+    // The loader inverted the page vectors off the event loop; keep them when they cover every page, in order.
+    if (data.pageIndex && state.pages.size === data.pages.length) state.pagePostings = { pages: data.pages, ...data.pageIndex };
     return state;
   }
 
