@@ -1,4 +1,6 @@
 import type { ChunkPayload } from '../stores/vector-store.js';
+import { documentTermCounts } from '../text/sparse-encoder.js';
+import { hashTerm } from '../text/text-analysis.js';
 import { analysisOf } from './chunk-analysis.js';
 
 function chunk(id: string, text: string, headingPath = ['Store Setup', 'Configure the store']): ChunkPayload {
@@ -24,6 +26,18 @@ function chunk(id: string, text: string, headingPath = ['Store Setup', 'Configur
 }
 
 describe('analysis of candidate sections', () => {
+  it("keeps every term count of the sparse encoder, and no others, for BM25 on the question's words", () => {
+    const section = chunk('counts', 'Configure the store once. The store holds state; reducers update state with actions.');
+    const expected = documentTermCounts({ headingPath: section.headingPath, text: section.text });
+    const counts = analysisOf(section).counts;
+    expect(expected.frequencies.size).toBeGreaterThan(10);
+    for (const [term, frequency] of expected.frequencies) expect(counts.get(term)).toBe(frequency);
+    expect(counts.length).toBe(expected.length);
+    const absent = hashTerm('zebra');
+    expect(expected.frequencies.has(absent)).toBe(false);
+    expect(counts.get(absent)).toBeUndefined();
+  });
+
   it('gives the stemmed words of the heading path and the text', () => {
     const words = analysisOf(chunk('a', 'Reducers update the state immutably.')).words;
     expect([...words]).toEqual(expect.arrayContaining(['store', 'configur', 'reduc', 'updat', 'state', 'immut']));

@@ -118,12 +118,12 @@ export function literalSparseHits(query: string, result: HybridResult, stats: Te
   for (const pair of pairs) weights.set(pairIndex(pair), idf(pair));
   const hits: RawHit[] = [];
   for (const candidate of result.fused) {
-    const { frequencies, length } = analysisOf(candidate.payload).counts;
+    const counts = analysisOf(candidate.payload).counts;
     // Only the question's own terms are saturated: the values the chunk's whole vector holds for them.
     let score = 0;
     for (const [index, weight] of weights) {
-      const tf = frequencies.get(index);
-      if (tf !== undefined) score += weight * saturatedWeight(tf, length);
+      const tf = counts.get(index);
+      if (tf !== undefined) score += weight * saturatedWeight(tf, counts.length);
     }
     if (score > 0) hits.push({ id: candidate.id, score });
   }
