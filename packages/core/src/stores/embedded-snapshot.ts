@@ -280,6 +280,8 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
       readWhole(directory, files.pages, pageHandle),
       scanPayloadLines(directory, files.payloads, payloadHandle, count),
     ]);
+    // While the worker finishes its checks: otherwise the first search after the load pays for these page faults.
+    await vectors.touchPages(count);
     const checked = await Promise.all(
       checks.results.map(async (result, i): Promise<FileCheck> => {
         const entry = files[DATA_FILES[i] as DataFileName];
