@@ -880,13 +880,7 @@ test(
     await widget.watchAnnouncements();
     await ask(QUESTION);
     const answer = await widget.finishedAnswer(1);
-    const answerStart = normalise((await answer.locator('.docs-chat-markdown').textContent()) ?? '').slice(0, 30);
-    await page.waitForFunction(
-      (start) =>
-        (window as unknown as { __announcements: string[] }).__announcements.some((text) => text.replace(/\s+/g, ' ').startsWith(start)),
-      answerStart,
-      { timeout: 10_000 },
-    );
+    await widget.waitForAnnouncedAnswer(answer);
     // Announced, then gone from the live region: the answer itself stays in the conversation only.
     await page.waitForFunction(
       () => [...document.querySelectorAll('#docs-chat-panel [aria-live]')].every((region) => (region.textContent ?? '').trim() === ''),
@@ -1190,14 +1184,7 @@ describe('with a model that streams over time (the real server on Gemini, answer
         await widget.panel().waitFor({ state: 'visible' });
         await widget.watchAnnouncements();
         await ask(QUESTION);
-        const answer = await widget.finishedAnswer(1);
-        const start = normalise((await answer.locator('.docs-chat-markdown').textContent()) ?? '').slice(0, 30);
-        await page.waitForFunction(
-          (text) =>
-            (window as unknown as { __announcements: string[] }).__announcements.some((seen) => seen.replace(/\s+/g, ' ').startsWith(text)),
-          start,
-          { timeout: 10_000 },
-        );
+        const start = await widget.waitForAnnouncedAnswer(await widget.finishedAnswer(1));
         const heard = await widget.announcements();
         const searching = heard.findIndex((text) => /searching the docs/i.test(text));
         const writing = heard.findIndex((text) => /writing the answer/i.test(text));

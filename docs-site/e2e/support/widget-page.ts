@@ -93,6 +93,21 @@ export class WidgetPage {
     });
   }
 
+  /**
+   * Waits (up to 10 s) until a live region has announced the finished `answer`, recognised by its first 30
+   * characters (spaces folded); returns them. Needs watchAnnouncements() first.
+   */
+  async waitForAnnouncedAnswer(answer: Locator): Promise<string> {
+    const start = ((await answer.locator('.docs-chat-markdown').textContent()) ?? '').replace(/\s+/g, ' ').trim().slice(0, 30);
+    await this.page.waitForFunction(
+      (text) =>
+        (window as unknown as { __announcements: string[] }).__announcements.some((seen) => seen.replace(/\s+/g, ' ').startsWith(text)),
+      start,
+      { timeout: 10_000 },
+    );
+    return start;
+  }
+
   async announcements(): Promise<string[]> {
     return this.page.evaluate(() => (window as unknown as { __announcements: string[] }).__announcements);
   }
