@@ -1,5 +1,5 @@
 /**
- * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--unseen] [--packed] [--think-ms N] [--workers 1|N|auto] [--phase-seconds S] [--repeat R] [--keep] [--profile DIR] [--log-level L] [--embedder neural|local]`
+ * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--unseen] [--packed] [--think-ms N] [--workers 1|N|auto] [--phase-seconds S] [--repeat R] [--keep] [--profile DIR] [--server-node-flags "FLAGS"] [--server-env "K=V ..."] [--log-level L] [--embedder neural|local]`
  * (`--unseen` makes every question a text never asked before, so no cache serves it: with `--no-cache`, every
  * answer embeds its question and searches; `--packed` runs the server built, packed and installed with npm, as a
  * site owner does, instead of from the sources through tsx)
@@ -508,7 +508,11 @@ async function main(): Promise<void> {
       return text.slice(-4000);
     };
     const profileDir = option('--profile');
-    const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+    const nodeFlags = [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
+      // --server-node-flags '--max-semi-space-size=4': V8 or Node flags for the server process only, to measure them.
+      ...(option('--server-node-flags')?.split(/\s+/).filter(Boolean) ?? []),
+    ];
     // --packed: the server as a site owner runs it (built, packed, installed with npm; no tsx, whose loader thread
     // and transpiled sources count in the resident memory of a run from the sources).
     const serverEntry = args.has('--packed')
@@ -532,6 +536,8 @@ async function main(): Promise<void> {
         LOG_LEVEL: logLevel,
         WORKERS: workers,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        // --server-env 'MALLOC_ARENA_MAX=2 OTHER=1': environment settings for the server process only, to measure them.
+        ...Object.fromEntries((option('--server-env')?.split(/\s+/).filter(Boolean) ?? []).map((pair) => pair.split(/=(.*)/s).slice(0, 2))),
       },
       stdio: ['ignore', logFd, logFd],
     });
