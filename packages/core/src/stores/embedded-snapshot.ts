@@ -289,6 +289,7 @@ async function readSnapshotOnce(directory: string): Promise<{ data: SnapshotData
         try {
           check = await result;
         } catch (error) {
+          if (error instanceof DocsChatError) throw error;
           throw corrupt(directory, `${entry.name} ${describe(error)}`);
         }
         if (check.sha256 !== entry.sha256) throw corrupt(directory, `${entry.name} does not match its checksum`);

@@ -7,6 +7,7 @@
  * time (eval/src/bench-retrieval.ts, synthetic index).
  */
 import { Worker } from 'node:worker_threads';
+import { DocsChatError } from '../errors.js';
 import type { Postings } from './embedded-snapshot.js';
 
 export interface FileToCheck {
@@ -28,7 +29,10 @@ export interface FileCheck {
 }
 
 export interface SnapshotChecks {
-  /** One promise per file, in the order given; a rejection says why the file could not be read. */
+  /**
+   * One promise per file, in the order given. A file that could not be read rejects with a plain Error saying why;
+   * a checking thread that failed or stopped rejects with a retryable `store_unavailable`: the index is not at fault.
+   */
   readonly results: Promise<FileCheck>[];
   /** Stops the worker if it is still reading; the caller may close the descriptors once this resolves. */
   stop(): Promise<void>;
@@ -78,8 +82,14 @@ export function checkSnapshotFiles(files: readonly FileToCheck[]): SnapshotCheck
       settle(message.index, { error: new Error(`could not be read to check it (${message.error})`) });
     }
   });
-  worker.on('error', (error) => failRest(new Error(`could not be checked: the checking thread failed (${error.message})`)));
-  void exited.then(() => failRest(new Error('could not be checked: the checking thread stopped early')));
+  const threadFailed = (detail: string, cause?: unknown): DocsChatError =>
+    new DocsChatError('store_unavailable', `The embedded index could not be checked while loading: ${detail}.`, {
+      hint: 'Try again; if it keeps happening the machine may be short of memory or threads (see the server log).',
+      retryable: true,
+      ...(cause === undefined ? {} : { cause }),
+    });
+  worker.on('error', (error) => failRest(threadFailed(`the checking thread failed (${error.message})`, error)));
+  void exited.then(() => failRest(threadFailed('the checking thread stopped early')));
 
   return {
     results: results.map((entry) => entry.promise),
