@@ -518,6 +518,11 @@ async function main(): Promise<void> {
     const serverEntry = args.has('--packed')
       ? [await installPackedServer(path.join(dataDir, 'packed'), log)]
       : ['--import', 'tsx', path.join(REPO_ROOT, 'packages/server/src/cli.ts')];
+    const serverEnv: Record<string, string> = {};
+    for (const pair of option('--server-env')?.split(/\s+/).filter(Boolean) ?? []) {
+      const at = pair.indexOf('=');
+      if (at > 0) serverEnv[pair.slice(0, at)] = pair.slice(at + 1);
+    }
     child = spawn(process.execPath, [...nodeFlags, ...serverEntry, 'serve'], {
       cwd: REPO_ROOT,
       env: {
@@ -537,7 +542,7 @@ async function main(): Promise<void> {
         WORKERS: workers,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         // --server-env 'MALLOC_ARENA_MAX=2 OTHER=1': environment settings for the server process only, to measure them.
-        ...Object.fromEntries((option('--server-env')?.split(/\s+/).filter(Boolean) ?? []).map((pair) => pair.split(/=(.*)/s).slice(0, 2))),
+        ...serverEnv,
       },
       stdio: ['ignore', logFd, logFd],
     });
