@@ -18,6 +18,7 @@ import { errorResponseBody, HttpError, toHttpError } from './http-errors.js';
 import { ajvOptions, schemaErrorFormatter } from './request-validation.js';
 import type { ChatModel } from './llm/chat-model.js';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { requestIdFor } from './logging.js';
 import { adminRoutes } from './plugins/admin-routes.js';
 import { chatRoutes } from './plugins/chat-routes.js';
@@ -64,6 +65,8 @@ export interface AppDependencies {
   logger: Logger;
   /** What `GET /metrics` shows; made here when not given (the runtime gives it, to count model retries and ingests too). */
   metrics?: ServerMetrics;
+  /** What `GET /metrics` renders when not `metrics` alone: the figures of every process of a cluster. */
+  collectMetrics?: () => Promise<Registry>;
   /** Where the rate limits count (shared by the processes of WORKERS > 1); in memory when absent. */
   rateLimitStore?: FastifyRateLimitStoreCtor;
 }
@@ -217,7 +220,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     streams,
     onAnswerFinished: (answer) => metrics.observeAnswer(answer),
   });
-  await app.register(metricsRoutes, { metrics, token: settings.metricsToken });
+  await app.register(metricsRoutes, { collect: deps.collectMetrics ?? (() => metrics.registry), token: settings.metricsToken });
   await app.register(searchRoutes, { retrieval: deps.retrieval, rateLimit: settings.rateLimit });
   await app.register(conversationRoutes, {
     conversations: deps.conversations,

@@ -22,6 +22,10 @@ import { createLogger } from './logging.js';
 import { isLlmError } from './llm/chat-model.js';
 import { ConversationStoreUnavailableError } from './conversations/conversation-store.js';
 import { startServer, type RunningServer } from './server-runtime.js';
+import type { ClusterMetrics } from './metrics/cluster-metrics.js';
+
+/** Longer than the primary's own wait for each process (2 s), so a slow process is counted out rather than failing the scrape. */
+const CLUSTER_METRICS_TIMEOUT_MS = 5000;
 
 const USAGE = `Usage: docs-chat serve [--port N] [--host ADDRESS]
 
@@ -159,11 +163,27 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
   const toPrimary = (message: WorkerMessage): void => {
     process.send?.(message);
   };
+  const metricsRequests = new Map<number, (metrics: ClusterMetrics) => void>();
+  let nextMetricsRequest = 1;
+  const collectMetrics = (): Promise<ClusterMetrics> =>
+    new Promise((resolve, reject) => {
+      const requestId = nextMetricsRequest++;
+      const timer = setTimeout(() => {
+        metricsRequests.delete(requestId);
+        reject(new Error(`the primary process did not send the cluster's metrics within ${CLUSTER_METRICS_TIMEOUT_MS} ms`));
+      }, CLUSTER_METRICS_TIMEOUT_MS);
+      metricsRequests.set(requestId, (metrics) => {
+        clearTimeout(timer);
+        metricsRequests.delete(requestId);
+        resolve(metrics);
+      });
+      toPrimary({ type: 'docs-chat:metrics-request', requestId });
+    });
   let server: RunningServer;
   try {
     server = await startServer(loadConfig(effective), {
       env: effective,
-      cluster: { workerIndex, onIndexChanged: () => toPrimary({ type: 'docs-chat:index-changed' }) },
+      cluster: { workerIndex, onIndexChanged: () => toPrimary({ type: 'docs-chat:index-changed' }), collectMetrics },
     });
   } catch (error) {
     toPrimary({ type: 'docs-chat:startup-failed', message: startupFailure(error) });
@@ -188,6 +208,15 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
         break;
       case 'docs-chat:list-running':
         toPrimary({ type: 'docs-chat:running-answers', requestId: message.requestId, ids: server.conversations.runningAnswerIds() });
+        break;
+      case 'docs-chat:collect-metrics':
+        void server.metrics.snapshot().then(
+          (metrics) => toPrimary({ type: 'docs-chat:metrics-snapshot', requestId: message.requestId, metrics }),
+          (error: unknown) => server.logger.warn({ err: { message: (error as Error).message } }, "could not read this process's metrics"),
+        );
+        break;
+      case 'docs-chat:cluster-metrics':
+        metricsRequests.get(message.requestId)?.(message.metrics);
         break;
       case 'docs-chat:interrupt-orphans':
         server.conversations

@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { assembleContext, countTokens, openRetrieval, readSiteLayout, runGitIngest, runIngest } from './core-api.js';
 import { runIngestProcess } from './commands/ingest-process.js';
 import { configuredSiteFlags, siteOptionsFrom } from './commands/site-options.js';
@@ -15,6 +16,7 @@ import { buildApp, type OpenRetrieval } from './app.js';
 import { ConversationGateway, describeError } from './chat/conversation-gateway.js';
 import { startConversationRetention } from './chat/conversation-retention.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
+import { aggregateClusterMetrics, type ClusterMetrics } from './metrics/cluster-metrics.js';
 import type { ServerConfig } from './config.js';
 import type { ConversationStore } from './conversations/conversation-store.js';
 import { createConversationStore } from './conversations/create-conversation-store.js';
@@ -49,6 +51,8 @@ export interface ClusterWorkerOptions {
   workerIndex: number;
   /** Called after this process changed the index (admin ingest), so the other processes reopen it. */
   onIndexChanged(): void;
+  /** Every process's metrics, gathered through the primary, for `GET /metrics`. */
+  collectMetrics(): Promise<ClusterMetrics>;
 }
 
 export interface RunningServer {
@@ -62,6 +66,8 @@ export interface RunningServer {
   reloadIndex(): Promise<void>;
   /** The conversation store as the server uses it (orphaned answers after a crash of another process). */
   conversations: ConversationGateway;
+  /** This process's metrics (the primary of a cluster adds them up with the others'). */
+  metrics: ServerMetrics;
 }
 
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
@@ -197,6 +203,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       ...(gitSync ? { gitSync } : {}),
       logger,
       metrics,
+      ...(options.cluster ? { collectMetrics: collectClusterMetrics(options.cluster) } : {}),
     });
     cleanups.push(() => app.close());
     if (config.server.conversationRetentionDays !== undefined && (options.cluster?.workerIndex ?? 0) === 0) {
@@ -231,11 +238,16 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       close: () => (closing ??= closeAll()),
       reloadIndex: reload,
       conversations,
+      metrics,
     };
   } catch (error) {
     await closeAll();
     throw error;
   }
+}
+
+function collectClusterMetrics(cluster: ClusterWorkerOptions): () => Promise<Registry> {
+  return async () => aggregateClusterMetrics(await cluster.collectMetrics());
 }
 
 /**

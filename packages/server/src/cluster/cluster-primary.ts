@@ -9,22 +9,33 @@
  * while it keeps dying, reset once one has run for a minute), with one log line
  * per death. Its unfinished answers are then marked interrupted. A process that
  * fails to start is not retried: the primary stops everything and prints why.
+ *
+ * The process that takes a scrape of /metrics asks the primary, which gathers
+ * every process's figures for it to add up (metrics/cluster-metrics.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import type { ClusterMetrics } from '../metrics/cluster-metrics.js';
+import type { ProcessMetrics } from '../metrics/server-metrics.js';
 
 /** Messages between the primary and the server processes (over the cluster's IPC channel). */
 export type WorkerMessage =
   | { type: 'docs-chat:ready'; url: string }
   | { type: 'docs-chat:startup-failed'; message: string }
   | { type: 'docs-chat:index-changed' }
-  | { type: 'docs-chat:running-answers'; requestId: number; ids: string[] };
+  | { type: 'docs-chat:running-answers'; requestId: number; ids: string[] }
+  /** A process took a scrape of /metrics and asks for everyone's figures. */
+  | { type: 'docs-chat:metrics-request'; requestId: number }
+  | { type: 'docs-chat:metrics-snapshot'; requestId: number; metrics: ProcessMetrics };
 
 export type PrimaryMessage =
   | { type: 'docs-chat:stop' }
   | { type: 'docs-chat:reload-index' }
   | { type: 'docs-chat:list-running'; requestId: number }
-  | { type: 'docs-chat:interrupt-orphans'; aliveElsewhere: string[]; olderThanMs: number };
+  | { type: 'docs-chat:interrupt-orphans'; aliveElsewhere: string[]; olderThanMs: number }
+  | { type: 'docs-chat:collect-metrics'; requestId: number }
+  /** The answer to `docs-chat:metrics-request`, with the same requestId. */
+  | { type: 'docs-chat:cluster-metrics'; requestId: number; metrics: ClusterMetrics };
 
 /** Environment variable telling a forked process which one it is (0-based). */
 export const WORKER_INDEX_VARIABLE = 'DOCS_CHAT_WORKER_INDEX';
@@ -52,7 +63,8 @@ export interface RunningCluster {
   ended: Promise<number>;
 }
 
-const LIST_RUNNING_TIMEOUT_MS = 2000;
+/** How long the primary waits for each process to answer a question (running answers, metrics) before counting it out. */
+const ASK_TIMEOUT_MS = 2000;
 
 function send(worker: Worker, message: PrimaryMessage): void {
   if (worker.isConnected()) worker.send(message);
@@ -67,7 +79,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   let stopping = false;
   let deathsInARow = 0;
   let nextRequestId = 1;
-  const pendingLists = new Map<number, (ids: string[]) => void>();
+  const pendingReplies = new Map<number, (reply: WorkerMessage) => void>();
   let endCluster: (code: number) => void = () => undefined;
   const ended = new Promise<number>((resolve) => {
     endCluster = resolve;
@@ -91,7 +103,15 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
             for (const other of live.values()) if (other.worker !== worker) send(other.worker, { type: 'docs-chat:reload-index' });
             break;
           case 'docs-chat:running-answers':
-            pendingLists.get(message.requestId)?.(message.ids);
+          case 'docs-chat:metrics-snapshot':
+            pendingReplies.get(message.requestId)?.(message);
+            break;
+          case 'docs-chat:metrics-request':
+            void askEveryProcess({ type: 'docs-chat:collect-metrics' }).then((replies) => {
+              const parts = replies.flatMap((reply) => (reply.type === 'docs-chat:metrics-snapshot' ? [reply.metrics] : []));
+              const processes = [...live.values()].filter((other) => other.ready).length;
+              send(worker, { type: 'docs-chat:cluster-metrics', requestId: message.requestId, metrics: { parts, processes } });
+            });
             break;
         }
       });
@@ -106,28 +126,36 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       });
     });
 
-  /** The answers every live process is writing, asked over IPC (a process that does not answer in time counts as none). */
-  const runningEverywhere = async (): Promise<string[]> => {
-    const lists = [...live.values()]
+  /** Asks every ready process one question over IPC; the replies of those that answered within ASK_TIMEOUT_MS. */
+  const askEveryProcess = async (
+    question: { type: 'docs-chat:list-running' } | { type: 'docs-chat:collect-metrics' },
+  ): Promise<WorkerMessage[]> => {
+    const replies = [...live.values()]
       .filter((entry) => entry.ready)
       .map(
         (entry) =>
-          new Promise<string[]>((resolve) => {
+          new Promise<WorkerMessage | undefined>((resolve) => {
             const requestId = nextRequestId++;
             const timer = setTimeout(() => {
-              pendingLists.delete(requestId);
-              resolve([]);
-            }, LIST_RUNNING_TIMEOUT_MS);
-            pendingLists.set(requestId, (ids) => {
+              pendingReplies.delete(requestId);
+              resolve(undefined);
+            }, ASK_TIMEOUT_MS);
+            pendingReplies.set(requestId, (reply) => {
               clearTimeout(timer);
-              pendingLists.delete(requestId);
-              resolve(ids);
+              pendingReplies.delete(requestId);
+              resolve(reply);
             });
-            send(entry.worker, { type: 'docs-chat:list-running', requestId });
+            send(entry.worker, { ...question, requestId });
           }),
       );
-    return (await Promise.all(lists)).flat();
+    return (await Promise.all(replies)).filter((reply) => reply !== undefined);
   };
+
+  /** The answers every live process is writing (a process that does not answer in time counts as none). */
+  const runningEverywhere = async (): Promise<string[]> =>
+    (await askEveryProcess({ type: 'docs-chat:list-running' })).flatMap((reply) =>
+      reply.type === 'docs-chat:running-answers' ? reply.ids : [],
+    );
 
   const recoverOrphans = async (): Promise<void> => {
     const askedAt = Date.now();

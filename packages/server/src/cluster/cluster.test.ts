@@ -170,6 +170,13 @@ if (postgresUrl) {
         // Two processes answer, in turn, on one port.
         for (let index = 0; index < 4; index += 1) expect((await send(server.url, 'GET', '/search?q=install')).status).toBe(200);
         await eventually(() => pidsOf('request completed').size === 2, 5_000);
+        // One scrape, whichever process takes it, counts the searches both processes answered.
+        for (let scrape = 0; scrape < 2; scrape += 1) {
+          const metrics = await send(server.url, 'GET', '/metrics');
+          expect(metrics.status).toBe(200);
+          expect(metrics.text).toContain('docs_chat_http_requests_total{method="GET",route="/search",status="200"} 4\n');
+          expect(metrics.text).toContain('docs_chat_server_processes_reporting 2\n');
+        }
 
         // Five questions from one reader spread over both processes: the fifth is over the shared limit of 4.
         const statuses: number[] = [];

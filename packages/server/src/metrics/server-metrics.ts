@@ -7,11 +7,17 @@
  * Labels hold only small fixed sets (route templates, status codes, providers,
  * error codes): never a conversation, message or share id, nor any text.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, type MetricObjectWithValues, type MetricValue, Registry } from 'prom-client';
+
+/** One process's metrics, as `registry.getMetricsAsJSON()` gives them (plain data, sent over the cluster's IPC channel). */
+export type ProcessMetrics = MetricObjectWithValues<MetricValue<string>>[];
 
 /** Seconds; from a cached retrieval (a few ms) to a slow model (a minute). */
 const LATENCY_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 const INGEST_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
+
+export const INGEST_CHUNKS_METRIC = 'docs_chat_ingest_chunks';
+export const INGEST_LAST_SUCCESS_METRIC = 'docs_chat_ingest_last_success_timestamp_seconds';
 
 /** One finished answer, as the chat route reports it. */
 export interface AnswerObservation {
@@ -103,14 +109,18 @@ export class ServerMetrics {
     buckets: INGEST_BUCKETS,
     registers: [this.registry],
   });
+  // With several server processes (WORKERS > 1), /metrics adds up every process's figures (cluster-metrics.ts).
+  // These two gauges describe one index, not a process: the figures of the process that ingested last are kept.
   readonly #ingestChunks = new Gauge({
-    name: 'docs_chat_ingest_chunks',
+    name: INGEST_CHUNKS_METRIC,
     help: 'Chunks in the index after the last successful ingest run.',
+    aggregator: 'first',
     registers: [this.registry],
   });
   readonly #ingestLastSuccess = new Gauge({
-    name: 'docs_chat_ingest_last_success_timestamp_seconds',
+    name: INGEST_LAST_SUCCESS_METRIC,
     help: 'Unix time of the last successful ingest run (0 until one succeeds while this server runs).',
+    aggregator: 'max',
     registers: [this.registry],
   });
 
@@ -127,6 +137,11 @@ export class ServerMetrics {
 
   readonly #modelProvider: string;
   readonly #storeBackend: string;
+
+  /** This process's figures, to be added up with the other processes' (WORKERS > 1, see cluster-metrics.ts). */
+  snapshot(): Promise<ProcessMetrics> {
+    return this.registry.getMetricsAsJSON();
+  }
 
   /** One HTTP response; `route` is the template (`/conversations/:id`), never the raw path. */
   observeRequest(method: string, route: string, statusCode: number): void {

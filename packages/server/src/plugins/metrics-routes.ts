@@ -1,21 +1,25 @@
 /**
  * `GET /metrics`: the server's metrics in Prometheus text format. Open unless
  * METRICS_TOKEN is set; then a scrape must send "Authorization: Bearer <token>".
+ * With several server processes, the figures of all of them, added up.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
+import type { Registry } from 'prom-client';
 import { HttpError } from '../http-errors.js';
-import type { ServerMetrics } from '../metrics/server-metrics.js';
 
 export interface MetricsRoutesOptions {
-  metrics: ServerMetrics;
+  /** The registry to render: this process's, or the whole cluster's (cluster-metrics.ts). */
+  collect: () => Registry | Promise<Registry>;
   token: string | undefined;
 }
+
+const RETRY_SCRAPE_SECONDS = 5;
 
 // Compared as fixed-length digests so neither the token's length nor its content leaks through timing.
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
-export const metricsRoutes: FastifyPluginAsync<MetricsRoutesOptions> = async (app, { metrics, token }) => {
+export const metricsRoutes: FastifyPluginAsync<MetricsRoutesOptions> = async (app, { collect, token }) => {
   const expected = token === undefined ? undefined : digest(token);
   app.get('/metrics', async (request, reply) => {
     if (expected !== undefined) {
@@ -29,12 +33,22 @@ export const metricsRoutes: FastifyPluginAsync<MetricsRoutesOptions> = async (ap
       }
     }
     const started = performance.now();
-    const body = await metrics.registry.metrics();
-    // What rendering took, apart from any wait in the event loop's queue: a slow scrape with a small figure
+    let registry: Registry;
+    try {
+      registry = await collect();
+    } catch (error) {
+      request.log.warn({ err: { message: (error as Error).message } }, 'could not gather the metrics of every server process');
+      throw new HttpError('service_busy', {
+        message: 'The metrics of the other server processes did not arrive in time; scrape again (Prometheus does at its next interval).',
+        retryAfterSeconds: RETRY_SCRAPE_SECONDS,
+      });
+    }
+    const body = await registry.metrics();
+    // What gathering and rendering took, apart from any wait in the event loop's queue: a slow scrape with a small figure
     // here means the server was busy (see nodejs_eventloop_lag_*), not that the metrics are costly.
     const renderMs = performance.now() - started;
     return reply
-      .header('content-type', metrics.registry.contentType)
+      .header('content-type', registry.contentType)
       .header('cache-control', 'no-store')
       .header('server-timing', `render;dur=${renderMs.toFixed(2)}`)
       .send(body);
