@@ -98,7 +98,7 @@ async function vocabulary(): Promise<string[]> {
   return [...words.entries()].flatMap(([word, count]) => Array<string>(Math.min(count, 50)).fill(word));
 }
 
-export async function writeSyntheticDocs(dir: string, chunks: number): Promise<void> {
+async function writeSyntheticDocs(dir: string, chunks: number): Promise<void> {
   const words = await vocabulary();
   let seed = 7;
   const random = (): number => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;

@@ -2,7 +2,7 @@
 // of indices/values) into postings: for each distinct term, in ascending
 // order, the rows holding it and their values. Shared by the embedded store
 // (embedded-store.ts) and the thread that checks a snapshot while it loads
-// (file-digest-worker.mjs), hence plain JavaScript: a worker does not inherit
+// (snapshot-check-worker.mjs), hence plain JavaScript: a worker does not inherit
 // the TypeScript loader of the process that starts it.
 //
 // Terms are looked up in an open-addressing table of typed arrays rather than
