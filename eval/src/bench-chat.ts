@@ -5,7 +5,7 @@
  * site owner does, instead of from the sources through tsx)
  * (each phase runs S seconds, 30 by default; `--repeat` runs the three phases R times and prints the spread;
  * server CPU counts the server process and the processes it forked; the event-loop p99 comes from the
- * server's /metrics)
+ * server's /metrics, less the 10 ms interval at which it is sampled)
  * (`--profile` writes a V8 CPU profile of the server process into DIR; `--log-level` defaults to the
  * server's own default, info, so logging costs what it costs in production; its lines go to a file).
  *
@@ -87,8 +87,9 @@ interface PhaseResult {
   loadAverage: number;
   /**
    * The server's event-loop delay, p99 in ms, from `nodejs_eventloop_lag_p99_seconds` of each /metrics scrape
-   * (prom-client measures it with perf_hooks.monitorEventLoopDelay and starts afresh at every scrape, so each
-   * value covers the second before it): the worst and the median of those one-second windows.
+   * less its 10 ms sampling interval (prom-client measures it with perf_hooks.monitorEventLoopDelay and starts
+   * afresh at every scrape, so each value covers the second before it): the worst and the median of those
+   * one-second windows.
    */
   eventLoopP99: { worst: number; median: number };
   /** Peak resident memory of the largest server process during this phase, in MB. */
@@ -214,6 +215,14 @@ async function ask(url: string, question: string): Promise<AnswerSample> {
   return { firstTokenMs, totalMs: performance.now() - started, ok: failure === undefined, ...(failure ? { failure } : {}) };
 }
 
+/**
+ * prom-client samples the event loop with monitorEventLoopDelay at its default resolution of 10 ms, and each
+ * sample is the time between two of its timer's callbacks: the 10 ms interval plus the delay. An idle server
+ * reports a p99 of about 10.3 ms (measured with `monitorEventLoopDelay({ resolution: 10 })` on an idle loop: min
+ * 9.1, p99 10.3 ms). The bench subtracts the interval, so its figures are the delay itself.
+ */
+const EVENT_LOOP_SAMPLING_MS = 10;
+
 /** One Prometheus scrape of GET /metrics, whole body read; with its rendering time and the event-loop p99 it reports, in ms. */
 async function timeMetricsScrape(url: string): Promise<{ ms: number; renderMs: number; eventLoopP99Ms: number | null }> {
   const started = performance.now();
@@ -224,7 +233,7 @@ async function timeMetricsScrape(url: string): Promise<{ ms: number; renderMs: n
   const ms = performance.now() - started;
   const match = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([\d.e+-]+)$/m.exec(text);
   const renderMs = Number(/render;dur=([\d.]+)/.exec(String(response.headers['server-timing'] ?? ''))?.[1] ?? Number.NaN);
-  return { ms, renderMs, eventLoopP99Ms: match ? Number(match[1]) * 1000 : null };
+  return { ms, renderMs, eventLoopP99Ms: match ? Math.max(0, Number(match[1]) * 1000 - EVENT_LOOP_SAMPLING_MS) : null };
 }
 
 async function timeHealth(url: string): Promise<number> {
@@ -613,15 +622,15 @@ async function main(): Promise<void> {
     } else {
       log('');
       log(
-        'round | readers | answers | errors | first token p50 | p95    | max    | answers/s | /health p95 | loop p99 worst/median | CPU ms/answer: server, stand-in, load gen | peak RSS | load avg',
+        'round | readers | answers | errors | first token p50 | p95    | max    | answers/s | /health p95 | loop delay p99 worst/median | CPU ms/answer: server, stand-in, load gen | peak RSS | load avg',
       );
       log(
-        '------|---------|---------|--------|-----------------|--------|--------|-----------|-------------|-----------------------|-------------------------------------------|----------|---------',
+        '------|---------|---------|--------|-----------------|--------|--------|-----------|-------------|-----------------------------|-------------------------------------------|----------|---------',
       );
       rounds.forEach((results, round) => {
         for (const result of results) {
           log(
-            `${String(round + 1).padStart(5)} | ${String(result.readers).padStart(7)} | ${String(result.answers).padStart(7)} | ${String(result.errors).padStart(6)} | ${format(result.firstTokenP50).padStart(12)} ms | ${format(result.firstTokenP95).padStart(6)} | ${format(result.firstTokenMax).padStart(6)} | ${format(result.answersPerSecond).padStart(9)} | ${(result.healthP95 === null ? '-' : `${format(result.healthP95)} ms`).padStart(11)} | ${`${format(result.eventLoopP99.worst)} / ${format(result.eventLoopP99.median)} ms`.padStart(21)} | ${`${format(result.cpuMsPerAnswer.server, 2)}, ${format(result.cpuMsPerAnswer.standIn, 2)}, ${format(result.cpuMsPerAnswer.loadGenerator, 2)}`.padStart(41)} | ${`${format(result.peakRssMb, 0)} MB`.padStart(8)} | ${result.loadAverage.toFixed(1)}`,
+            `${String(round + 1).padStart(5)} | ${String(result.readers).padStart(7)} | ${String(result.answers).padStart(7)} | ${String(result.errors).padStart(6)} | ${format(result.firstTokenP50).padStart(12)} ms | ${format(result.firstTokenP95).padStart(6)} | ${format(result.firstTokenMax).padStart(6)} | ${format(result.answersPerSecond).padStart(9)} | ${(result.healthP95 === null ? '-' : `${format(result.healthP95)} ms`).padStart(11)} | ${`${format(result.eventLoopP99.worst)} / ${format(result.eventLoopP99.median)} ms`.padStart(27)} | ${`${format(result.cpuMsPerAnswer.server, 2)}, ${format(result.cpuMsPerAnswer.standIn, 2)}, ${format(result.cpuMsPerAnswer.loadGenerator, 2)}`.padStart(41)} | ${`${format(result.peakRssMb, 0)} MB`.padStart(8)} | ${result.loadAverage.toFixed(1)}`,
           );
           if (result.failures.length > 0) log(`        failures: ${result.failures.join('; ')}`);
         }
@@ -635,7 +644,7 @@ async function main(): Promise<void> {
             `spread over ${repeats} rounds at ${readers} reader(s): first token p95 ${spread(results.map((result) => result.firstTokenP95))} ms, server CPU ${spread(
               results.map((result) => result.cpuMsPerAnswer.server),
               2,
-            )} ms/answer, loop p99 worst ${spread(results.map((result) => result.eventLoopP99.worst))} ms, load average ${spread(results.map((result) => result.loadAverage))}`,
+            )} ms/answer, loop delay p99 worst ${spread(results.map((result) => result.eventLoopP99.worst))} ms, load average ${spread(results.map((result) => result.loadAverage))}`,
           );
         }
         log('');
@@ -656,7 +665,7 @@ async function main(): Promise<void> {
       log(`target first token p95 <= ${TARGETS.p95At200} ms at 200: ${checks.firstTokenP95At200 ? 'met' : 'MISSED'}`);
       log(`target server CPU <= ${TARGETS.cpuPerAnswerAt200} ms per answer at 200: ${checks.cpuPerAnswerAt200 ? 'met' : 'MISSED'}`);
       log(
-        `target event-loop p99 <= ${TARGETS.eventLoopP99} ms in every phase: ${checks.eventLoopP99 ? 'met' : `MISSED (worst ${format(eventLoopWorst)} ms)`}`,
+        `target event-loop delay p99 <= ${TARGETS.eventLoopP99} ms in every phase: ${checks.eventLoopP99 ? 'met' : `MISSED (worst ${format(eventLoopWorst)} ms)`}`,
       );
       log(`target no errors: ${checks.noErrors ? 'met' : `MISSED (${totalErrors})`}`);
       log(`target server memory < ${TARGETS.rssMb} MB per process: ${checks.memory ? 'met' : 'MISSED'}`);

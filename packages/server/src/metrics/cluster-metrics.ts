@@ -7,7 +7,7 @@
  *
  * Merging is prom-client's `AggregatorRegistry.aggregate`: counters and
  * histograms are summed, and each metric may name another rule (`aggregator`):
- * the event-loop lag is averaged, the start time left out, and so on.
+ * the event-loop lag is averaged, and so on.
  */
 import { AggregatorRegistry, Gauge, type PrometheusContentType, type Registry } from 'prom-client';
 import { INGEST_LAST_SUCCESS_METRIC, type ProcessMetrics } from './server-metrics.js';
@@ -18,6 +18,12 @@ export interface ClusterMetrics {
   /** How many server processes the primary runs (ready ones). */
   processes: number;
 }
+
+/**
+ * prom-client leaves a process's start time out of an aggregate, but the documented stale-index alert asks how
+ * long the server has been up: the cluster's figure is the start of its oldest running process.
+ */
+const START_TIME_METRIC = 'process_start_time_seconds';
 
 function lastIngestOf(part: ProcessMetrics): number {
   const metric = part.find((candidate) => candidate.name === INGEST_LAST_SUCCESS_METRIC);
@@ -31,7 +37,9 @@ function lastIngestOf(part: ProcessMetrics): number {
  * a busy process can be told apart from a quiet server.
  */
 export function aggregateClusterMetrics({ parts, processes }: ClusterMetrics): Registry {
-  const ordered = [...parts].sort((left, right) => lastIngestOf(right) - lastIngestOf(left));
+  const ordered = [...parts]
+    .sort((left, right) => lastIngestOf(right) - lastIngestOf(left))
+    .map((part) => part.map((metric) => (metric.name === START_TIME_METRIC ? { ...metric, aggregator: 'min' as const } : metric)));
   const registry = AggregatorRegistry.aggregate<PrometheusContentType>(ordered);
   new Gauge({
     name: 'docs_chat_server_processes',

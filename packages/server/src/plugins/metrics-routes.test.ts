@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { MetaEvent } from '@docs-chat/core/protocol';
@@ -73,6 +73,29 @@ describe('GET /metrics without METRICS_TOKEN', () => {
     expect(sample(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
     expect(text).not.toContain(meta.conversation_id);
     expect(text).not.toContain(meta.message_id);
+  });
+
+  it('publishes every metric that the documented Grafana dashboard and alert rules query, so no panel or alert stays empty', async () => {
+    const docsSite = new URL('../../../../docs-site/', import.meta.url);
+    const dashboard = JSON.parse(await readFile(new URL('static/grafana/docs-chat-dashboard.json', docsSite), 'utf8')) as {
+      panels: { targets?: { expr: string }[] }[];
+    };
+    const page = await readFile(new URL('docs/deployment/metrics.md', docsSite), 'utf8');
+    const alertRules = /```yaml title="docs-chat-alerts.yml"\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
+    const queries = [...dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr)), alertRules];
+    const queried = new Set(
+      queries.flatMap((query) => [...query.matchAll(/\b(?:docs_chat|process|nodejs)_[a-z_]+\b/g)].map(([name]) => name)),
+    );
+    expect(queried.size).toBeGreaterThan(10);
+    expect(alertRules).toContain('docs_chat_');
+
+    const text = await scrape(server);
+    const published = new Set(
+      [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
+        type === 'histogram' ? [name!, `${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!],
+      ),
+    );
+    expect([...queried].filter((name) => !published.has(name))).toEqual([]);
   });
 
   it('counts requests refused by the rate limit', async () => {
