@@ -2,12 +2,12 @@ import type { ChatRequest, ChatStreamEvent, ErrorEvent, MetaEvent } from '@docs-
 import { startGeminiStandIn, type GeminiStandIn } from '@docs-chat/stand-ins';
 import { pino } from 'pino';
 import type { OpenedRetrieval } from '@docs-chat/core';
-import { assembleContext, countTokens, loadCoreConfig, openRetrieval } from '../core-api.js';
+import { assembleContext, countTokens, DocsChatError, loadCoreConfig, openRetrieval } from '../core-api.js';
 import type { ConversationStore } from '../conversations/conversation-store.js';
 import { createPostgresConversationStore } from '../conversations/postgres-conversation-store.js';
 import { createChatModel } from '../llm/create-chat-model.js';
 import { createTestIndex, LogCapture, type TestIndex } from '../testing/test-server.js';
-import { ChatService, modelErrorEvent, ServerShutdownError } from './chat-service.js';
+import { BUSY_LOG_INTERVAL_MS, ChatService, modelErrorEvent, ServerShutdownError } from './chat-service.js';
 import { ConversationGateway } from './conversation-gateway.js';
 
 /** Building the index and an embedded database can take a while on a busy machine. */
@@ -71,6 +71,44 @@ describe('the chat orchestration', () => {
     const meta = events[0] as MetaEvent;
     const stored = await store.getConversation(meta.conversation_id);
     expect(stored?.messages.map((message) => message.status)).toEqual(['complete', 'error']);
+    expect(gemini.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
+  });
+
+  it('refuses questions as busy while the question encoder is saturated, with one warning per interval and no error lines', async () => {
+    const busyRetriever: OpenedRetrieval['retriever'] = {
+      ...retrieval.retriever,
+      search: () => Promise.reject(new DocsChatError('service_busy', 'The neural embedder is busy: 64 tasks are already waiting.')),
+    };
+    let clock = 1_000_000;
+    const service = new ChatService({
+      retrieval: { retriever: busyRetriever },
+      assembleContext,
+      countTokens,
+      chatModel: createChatModel({ provider: 'gemini', model: 'gemini-3.8-flash', apiKey: gemini.apiKey, baseUrl: gemini.url }),
+      conversations: new ConversationGateway(store, logger, 1000),
+      now: () => clock,
+    });
+    const busyLines = () =>
+      logs.entries().filter((entry) => String(entry.msg).startsWith('questions refused as busy') || entry.msg === 'retrieval failed');
+    const before = busyLines().length;
+    const ask = () => collect(service, { message: 'How do I install Tidewater?', mode: 'general' });
+
+    const first = await ask();
+    expect(first.map((event) => event.type)).toEqual(['meta', 'error']);
+    expect(first[1]).toMatchObject({ type: 'error', code: 'busy', retryable: true });
+    for (let question = 0; question < 20; question += 1) {
+      clock += 100;
+      expect((await ask()).at(-1)).toMatchObject({ code: 'busy' });
+    }
+    clock += BUSY_LOG_INTERVAL_MS;
+    await ask();
+
+    const lines = busyLines().slice(before);
+    expect(lines.map((line) => [line.level, line.refused])).toEqual([
+      [40, 1],
+      [40, 21],
+    ]);
+    expect(lines[1]?.msg).toMatch(/give the server more CPU or run more server processes \(WORKERS\)/);
     expect(gemini.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
   });
 

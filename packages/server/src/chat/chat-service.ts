@@ -63,6 +63,8 @@ export interface ChatServiceDependencies {
   chatModel: ChatModel;
   conversations: ConversationGateway;
   newId?: () => string;
+  /** Milliseconds on a monotonic clock (tests step it); `performance.now()` by default. */
+  now?: () => number;
 }
 
 /** The reason given to the abort signal when the server stops before a stream has finished. */
@@ -126,12 +128,43 @@ interface Answer {
   sources: SourceRef[];
 }
 
+/** At most one log line per this many ms about questions refused because the server was busy. */
+export const BUSY_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Questions refused because the question encoder's queue was full are load shedding, which the reader is told
+ * to retry, not failures: one warning per interval with how many were refused, rather than an error line each
+ * (thousands a minute under overload, which would page whoever alerts on error-level logs).
+ */
+class BusyRefusalLog {
+  #lastLoggedAt = Number.NEGATIVE_INFINITY;
+  #unlogged = 0;
+
+  constructor(private readonly now: () => number) {}
+
+  note(logger: ServerLogger): void {
+    this.#unlogged += 1;
+    const now = this.now();
+    if (now - this.#lastLoggedAt < BUSY_LOG_INTERVAL_MS) return;
+    const refused = this.#unlogged;
+    const sinceMs = Number.isFinite(this.#lastLoggedAt) ? Math.round(now - this.#lastLoggedAt) : 0;
+    this.#lastLoggedAt = now;
+    this.#unlogged = 0;
+    logger.warn(
+      { refused, sinceMs },
+      "questions refused as busy: the question encoder's queue is full (readers are asked to retry); if this persists, give the server more CPU or run more server processes (WORKERS)",
+    );
+  }
+}
+
 export class ChatService {
   private readonly newId: () => string;
   private readonly contexts = new WeakMap<SearchResponse, AssembledContext>();
+  private readonly busyRefusals: BusyRefusalLog;
 
   constructor(private readonly deps: ChatServiceDependencies) {
     this.newId = deps.newId ?? randomUUID;
+    this.busyRefusals = new BusyRefusalLog(deps.now ?? (() => performance.now()));
   }
 
   /**
@@ -210,7 +243,10 @@ export class ChatService {
 
     if (!searched.ok) {
       const aborted = turn.signal.aborted;
-      if (!aborted) turn.logger.error({ err: describeError(searched.error) }, 'retrieval failed');
+      // The neural embedder's queue is full: the server is busy, not broken (HTTP 503 with retry-after).
+      const busy = !aborted && isDocsChatError(searched.error) && searched.error.code === 'service_busy';
+      if (busy) this.busyRefusals.note(turn.logger);
+      else if (!aborted) turn.logger.error({ err: describeError(searched.error) }, 'retrieval failed');
       const answer: Answer = {
         text: '',
         status: aborted ? 'interrupted' : 'error',
@@ -220,8 +256,6 @@ export class ChatService {
       };
       await this.saveAnswer(turn, answer);
       if (!aborted) {
-        // The neural embedder's queue is full: the server is busy, not broken (HTTP 503 with retry-after).
-        const busy = isDocsChatError(searched.error) && searched.error.code === 'service_busy';
         yield busy
           ? { type: 'error', code: 'busy', message: BUSY_MESSAGE, retryable: true }
           : {
