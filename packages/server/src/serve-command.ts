@@ -23,6 +23,7 @@ import { isLlmError } from './llm/chat-model.js';
 import { ConversationStoreUnavailableError } from './conversations/conversation-store.js';
 import { startServer, type RunningServer } from './server-runtime.js';
 import type { ClusterMetrics } from './metrics/cluster-metrics.js';
+import { PendingReplies } from './cluster/pending-replies.js';
 
 /** Longer than the primary's own wait for each process (2 s), so a slow process is counted out rather than failing the scrape. */
 const CLUSTER_METRICS_TIMEOUT_MS = 5000;
@@ -163,22 +164,16 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
   const toPrimary = (message: WorkerMessage): void => {
     process.send?.(message);
   };
-  const metricsRequests = new Map<number, (metrics: ClusterMetrics) => void>();
-  let nextMetricsRequest = 1;
-  const collectMetrics = (): Promise<ClusterMetrics> =>
-    new Promise((resolve, reject) => {
-      const requestId = nextMetricsRequest++;
-      const timer = setTimeout(() => {
-        metricsRequests.delete(requestId);
-        reject(new Error(`the primary process did not send the cluster's metrics within ${CLUSTER_METRICS_TIMEOUT_MS} ms`));
-      }, CLUSTER_METRICS_TIMEOUT_MS);
-      metricsRequests.set(requestId, (metrics) => {
-        clearTimeout(timer);
-        metricsRequests.delete(requestId);
-        resolve(metrics);
-      });
-      toPrimary({ type: 'docs-chat:metrics-request', requestId });
-    });
+  const metricsReplies = new PendingReplies<ClusterMetrics>();
+  const collectMetrics = async (): Promise<ClusterMetrics> => {
+    const metrics = await metricsReplies.ask(
+      (requestId) => toPrimary({ type: 'docs-chat:metrics-request', requestId }),
+      CLUSTER_METRICS_TIMEOUT_MS,
+    );
+    if (metrics === undefined)
+      throw new Error(`the primary process did not send the cluster's metrics within ${CLUSTER_METRICS_TIMEOUT_MS} ms`);
+    return metrics;
+  };
   let server: RunningServer;
   try {
     server = await startServer(loadConfig(effective), {
@@ -216,7 +211,7 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
         );
         break;
       case 'docs-chat:cluster-metrics':
-        metricsRequests.get(message.requestId)?.(message.metrics);
+        metricsReplies.settle(message.requestId, message.metrics);
         break;
       case 'docs-chat:interrupt-orphans':
         server.conversations

@@ -17,6 +17,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { ClusterMetrics } from '../metrics/cluster-metrics.js';
 import type { ProcessMetrics } from '../metrics/server-metrics.js';
+import { PendingReplies } from './pending-replies.js';
 
 /** Messages between the primary and the server processes (over the cluster's IPC channel). */
 export type WorkerMessage =
@@ -78,8 +79,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   const live = new Map<number, { worker: Worker; index: number; startedAt: number; ready: boolean }>();
   let stopping = false;
   let deathsInARow = 0;
-  let nextRequestId = 1;
-  const pendingReplies = new Map<number, (reply: WorkerMessage) => void>();
+  const pendingReplies = new PendingReplies<WorkerMessage>();
   let endCluster: (code: number) => void = () => undefined;
   const ended = new Promise<number>((resolve) => {
     endCluster = resolve;
@@ -104,7 +104,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
             break;
           case 'docs-chat:running-answers':
           case 'docs-chat:metrics-snapshot':
-            pendingReplies.get(message.requestId)?.(message);
+            pendingReplies.settle(message.requestId, message);
             break;
           case 'docs-chat:metrics-request':
             void askEveryProcess({ type: 'docs-chat:collect-metrics' }).then((replies) => {
@@ -132,22 +132,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   ): Promise<WorkerMessage[]> => {
     const replies = [...live.values()]
       .filter((entry) => entry.ready)
-      .map(
-        (entry) =>
-          new Promise<WorkerMessage | undefined>((resolve) => {
-            const requestId = nextRequestId++;
-            const timer = setTimeout(() => {
-              pendingReplies.delete(requestId);
-              resolve(undefined);
-            }, ASK_TIMEOUT_MS);
-            pendingReplies.set(requestId, (reply) => {
-              clearTimeout(timer);
-              pendingReplies.delete(requestId);
-              resolve(reply);
-            });
-            send(entry.worker, { ...question, requestId });
-          }),
-      );
+      .map((entry) => pendingReplies.ask((requestId) => send(entry.worker, { ...question, requestId }), ASK_TIMEOUT_MS));
     return (await Promise.all(replies)).filter((reply) => reply !== undefined);
   };
 
