@@ -30,6 +30,41 @@ describe('the in-browser search engine', () => {
     });
   });
 
+  it('ranks the section that names the rare subject of a question above one that holds only its common words', () => {
+    // Ten of twenty sections use the words model, machine and running, another section holds all of
+    // the question's common words, and one names Ollama: the common words must not outvote the one
+    // word that says what the question is about.
+    const other = Array.from({ length: 20 }, (_, n): [number, string, string[], number, string] => [
+      1,
+      `topic-${n}`,
+      [`Topic ${n}`],
+      2,
+      n % 2 === 0
+        ? `Part ${n}: use the lamp model and the fog machine, and keep them running${n % 6 === 0 ? ' instead of the old ones' : ''}.`
+        : `Part ${n}: the keeper writes the log.`,
+    ]);
+    const site = createSearchEngine(
+      parseSearchIndex({
+        format: 'docs-chat-search-index',
+        version: 1,
+        pages: [
+          ['/docs/models', 'Language models'],
+          ['/docs/other', 'Other topics'],
+          ['/docs/benchmarks', 'Benchmarks'],
+        ],
+        sections: [
+          [0, 'local-models', ['Local models'], 2, 'Point the server at Ollama with OPENAI_BASE_URL.'],
+          ...other,
+          [2, 'memory', ['Memory'], 2, 'Use this machine to measure the model running at full load, instead of an idle machine.'],
+          [2, 'latency', ['Latency'], 2, 'First token while running on a slower machine.'],
+          [2, 'cpu', ['CPU'], 2, 'CPU time of the model per answer.'],
+        ],
+      }),
+    );
+    const { hits } = site.search('Can I use a model running in Ollama on my machine instead?');
+    expect(hits[0]?.url).toBe('/docs/models#local-models');
+  });
+
   it('links a page introduction without an anchor', () => {
     const { hits } = engine.search('paraffin');
     expect(hits[0]?.url).toBe('/handbook/docs/guides/lamp');

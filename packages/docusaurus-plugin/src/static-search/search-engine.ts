@@ -227,6 +227,9 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
     return Math.log(1 + (count - df + 0.5) / (df + 0.5));
   }
 
+  /** The IDF of a word found in one section, the rarest there can be. */
+  const maxInverseDocumentFrequency = Math.log(1 + (count - 1 + 0.5) / 1.5);
+
   /** Index words that start with `prefix`, most frequent first. */
   function prefixTerms(prefix: string): string[] {
     let low = 0;
@@ -296,6 +299,18 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
     return groups;
   }
 
+  /**
+   * How much one query word says, for the coverage boost: its IDF (the best of the index words it
+   * stands for, at their weights), times the word's own weight. A word the index lacks counts as the
+   * rarest word, so a section is never rewarded for holding the question's common words only.
+   */
+  function informativeness(group: QueryGroup): number {
+    if (group.candidates.length === 0) return group.weight * maxInverseDocumentFrequency;
+    let idf = 0;
+    for (const { entry, weight } of group.candidates) idf = Math.max(idf, weight * inverseDocumentFrequency(entry));
+    return group.weight * idf;
+  }
+
   /** BM25 of one term in one section: each field saturates on its own, then the fields add up with their weights. */
   function termScore(entry: TermEntry, position: number, section: number): number {
     let total = 0;
@@ -314,13 +329,14 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
     const limit = options.limit ?? 10;
     const query = rawQuery.slice(0, MAX_QUERY_CHARS);
     const allGroups = queryGroups(query);
-    const totalWeight = allGroups.reduce((sum, group) => sum + group.weight, 0);
+    const totalWeight = allGroups.reduce((sum, group) => sum + informativeness(group), 0);
     const groups = allGroups.filter((group) => group.candidates.length > 0);
     const scores = new Float64Array(count);
     const matchedWeight = new Float64Array(count);
     const best = new Float64Array(count);
     const matchedTerms = new Set<string>();
     for (const group of groups) {
+      const groupInformativeness = informativeness(group);
       const touched: number[] = [];
       for (const { term, entry, weight } of group.candidates) {
         const idf = inverseDocumentFrequency(entry);
@@ -336,7 +352,7 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
       }
       for (const section of touched) {
         scores[section] = (scores[section] as number) + group.weight * (best[section] as number);
-        matchedWeight[section] = (matchedWeight[section] as number) + group.weight;
+        matchedWeight[section] = (matchedWeight[section] as number) + groupInformativeness;
         best[section] = 0;
       }
     }
@@ -344,7 +360,7 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
     const ranked: number[] = [];
     for (let section = 0; section < count; section++) {
       if ((scores[section] as number) <= 0) continue;
-      // Sections that hold more of the question's words rank above those that repeat one of them.
+      // Sections that hold more of the question's informative words rank above those that repeat one of them.
       const coverage = totalWeight === 0 ? 0 : (matchedWeight[section] as number) / totalWeight;
       scores[section] = (scores[section] as number) * (1 + RANKING.coverageBoost * coverage * coverage);
       ranked.push(section);
