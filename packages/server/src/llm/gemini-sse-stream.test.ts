@@ -170,7 +170,14 @@ describe('the Gemini answer stream', () => {
       const client = createGeminiStreamClient({ apiKey: standIn.apiKey, model: 'gemini-3.8-flash', baseUrl: standIn.url });
       const controller = new AbortController();
       const reason = new Error('the reader left');
-      setTimeout(() => controller.abort(reason), 20);
+      // Abort once the stand-in holds the request and waits to send the first event: a fixed 20 ms timer
+      // raced the request itself on a loaded machine (CI), and then no stream was ever opened.
+      const before = standIn.streams.length;
+      const waiting = setInterval(() => {
+        if (standIn.streams.length === before) return;
+        clearInterval(waiting);
+        controller.abort(reason);
+      }, 2);
       await expect(collect(client.stream({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, controller.signal))).rejects.toBe(
         reason,
       );
