@@ -222,13 +222,17 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
   });
   const sortedSurfaces = [...surfaceTerms.keys()].sort();
 
-  function inverseDocumentFrequency(entry: TermEntry): number {
-    const df = entry.end - entry.start;
+  /** BM25's IDF of a word found in `df` sections. */
+  function idfOfFrequency(df: number): number {
     return Math.log(1 + (count - df + 0.5) / (df + 0.5));
   }
 
+  function inverseDocumentFrequency(entry: TermEntry): number {
+    return idfOfFrequency(entry.end - entry.start);
+  }
+
   /** The IDF of a word found in one section, the rarest there can be. */
-  const maxInverseDocumentFrequency = Math.log(1 + (count - 1 + 0.5) / 1.5);
+  const maxInverseDocumentFrequency = idfOfFrequency(1);
 
   /** Index words that start with `prefix`, most frequent first. */
   function prefixTerms(prefix: string): string[] {
@@ -328,15 +332,13 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
   function search(rawQuery: string, options: StaticSearchOptions = {}): StaticSearchResult {
     const limit = options.limit ?? 10;
     const query = rawQuery.slice(0, MAX_QUERY_CHARS);
-    const allGroups = queryGroups(query);
-    const totalWeight = allGroups.reduce((sum, group) => sum + informativeness(group), 0);
-    const groups = allGroups.filter((group) => group.candidates.length > 0);
+    const groups = queryGroups(query).map((group) => ({ ...group, informativeness: informativeness(group) }));
+    const totalWeight = groups.reduce((sum, group) => sum + group.informativeness, 0);
     const scores = new Float64Array(count);
     const matchedWeight = new Float64Array(count);
     const best = new Float64Array(count);
     const matchedTerms = new Set<string>();
     for (const group of groups) {
-      const groupInformativeness = informativeness(group);
       const touched: number[] = [];
       for (const { term, entry, weight } of group.candidates) {
         const idf = inverseDocumentFrequency(entry);
@@ -352,7 +354,7 @@ export function createSearchEngine(file: SearchIndexFile): StaticSearchEngine {
       }
       for (const section of touched) {
         scores[section] = (scores[section] as number) + group.weight * (best[section] as number);
-        matchedWeight[section] = (matchedWeight[section] as number) + groupInformativeness;
+        matchedWeight[section] = (matchedWeight[section] as number) + group.informativeness;
         best[section] = 0;
       }
     }
