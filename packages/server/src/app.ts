@@ -155,6 +155,17 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 
+  // Fastify refuses a body that is too large (413) or of the wrong type (415) before reading it, and closes the
+  // connection. Closing a socket that still holds unread upload data makes the kernel send a reset, and a client
+  // still uploading can lose the answer with it: the reader sees a network error, not "shorten the highlighted
+  // text". A declared body up to DRAIN_REFUSED_BODY_BYTES keeps its connection instead; Node reads and discards
+  // the rest once the answer is sent, and REQUEST_TIMEOUT_MS still bounds a slow upload.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (closing || reply.statusCode < 400 || request.raw.complete || reply.getHeader('connection') !== 'close') return payload;
+    const declared = Number(request.headers['content-length']);
+    if (Number.isInteger(declared) && declared <= DRAIN_REFUSED_BODY_BYTES) reply.removeHeader('connection');
+    return payload;
+  });
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendError(new HttpError('route_not_found'), request, reply));
   // Without a parser for it, plain text is refused with 415 like every other type that is not JSON.
@@ -261,6 +272,12 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
 
   return app;
 }
+
+/**
+ * A refused upload up to this size is read to its end so the refusal reaches the client (see the onSend hook). It
+ * costs only bandwidth, at most this much per refused request; a larger one is cut off at once.
+ */
+const DRAIN_REFUSED_BODY_BYTES = 8 * 1024 * 1024;
 
 /** Room for the grace period plus the close hooks that follow it (stores, index). */
 export function pluginTimeoutFor(shutdownGraceMs: number): number {

@@ -108,6 +108,60 @@ describe('framework errors', () => {
   });
 });
 
+describe('a body over BODY_LIMIT_BYTES', () => {
+  /**
+   * Uploads a 600 KB body in pieces, the way a slow link delivers it, and records how the exchange ends. Closing a
+   * socket that still holds unread upload data makes the kernel answer with a reset, which can throw away the 413
+   * before the client reads it: a reader then sees a network error instead of "shorten the highlighted text".
+   */
+  function uploadSlowly(port: number): Promise<{ text: string; socketError?: string }> {
+    return new Promise((resolve) => {
+      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+      const size = 600 * 1024;
+      const pieces = 6;
+      let text = '';
+      let socketError: string | undefined;
+      socket.setEncoding('utf8');
+      socket.on('data', (data: string) => (text += data));
+      socket.on('error', (error: NodeJS.ErrnoException) => (socketError = error.code ?? error.message));
+      socket.on('close', () => resolve({ text, socketError }));
+      socket.on('connect', () => {
+        void (async () => {
+          const piece = 'x'.repeat(size / pieces);
+          socket.write(
+            `POST /chat HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: ${ORIGIN}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n${piece}`,
+          );
+          // Like fetch, the client goes on uploading after the answer arrives.
+          for (let sent = 1; sent < pieces && socket.writable; sent += 1) {
+            await new Promise((wait) => setTimeout(wait, 25));
+            socket.write(piece);
+          }
+          await new Promise((wait) => setTimeout(wait, 100));
+          socket.end();
+        })();
+      });
+    });
+  }
+
+  it('answers 413 in the documented shape and reads the rest of the upload instead of resetting the connection', async () => {
+    const { text, socketError } = await uploadSlowly(Number(new URL(server.url).port));
+    expect(socketError).toBeUndefined();
+    expect(text).toMatch(/^HTTP\/1\.1 413/);
+    const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as ErrorBody;
+    expect(body.error.code).toBe('payload_too_large');
+    expect(body.error.message).toMatch(/BODY_LIMIT_BYTES/);
+    expect(text).not.toMatch(/\r\nconnection: close\r\n/i);
+  });
+
+  it('cuts off at once a declared body too large to be worth reading', async () => {
+    const port = Number(new URL(server.url).port);
+    const head = `POST /chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{"message": "`;
+    const { text } = await rawExchange(port, [head]);
+    expect(text).toMatch(/^HTTP\/1\.1 413/);
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+  });
+});
+
 describe('validation errors', () => {
   it('list at most ten problems and a count, so 30,000 unknown keys get a small answer', async () => {
     const body: Record<string, unknown> = { message: 'hello', mode: 'general' };
