@@ -9,6 +9,7 @@ import { watch } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { MetaEvent } from '@docs-chat/core/protocol';
 import { askToEnd, openChat } from './chat-client.js';
 import { processTree, sleep, startServerProcess, type ServerProcess } from './processes.js';
@@ -20,6 +21,8 @@ const LIMIT = 3;
 /** Short on purpose, so a partial body is cut within the check's time. */
 const REQUEST_TIMEOUT_MS = 1000;
 const HEADERS_TIMEOUT_MS = 500;
+/** See the file: delays each rename of a temporary file in the ingest process. */
+const SLOW_DISK_PRELOAD = fileURLToPath(new URL('./slow-disk-preload.mjs', import.meta.url));
 
 interface ErrorShape {
   error: { code: string; message: string; details?: string[] };
@@ -178,24 +181,32 @@ export async function runHardeningChecks(context: SuiteContext, env: Record<stri
 
     await report.check(
       'faults',
-      'server and its ingest process SIGKILLed mid admin ingest: the next ingest removes the orphan .tmp files and the index still answers',
+      'server and its ingest process SIGKILLed mid admin ingest, while a temporary file exists (a slow disk, injected): the next ingest removes the orphan .tmp files and the index still answers',
       async () => {
+        await hardened!.stop();
+        // On a fast disk the writer holds a temporary file for a fraction of a millisecond, too short for a kill
+        // sent on seeing it to land in time; on a slow disk it holds it long. The preload makes each rename of a
+        // temporary file in the ingest process wait, so the kill lands mid-write on any host.
+        const server = await startServerProcess('hardened-slow-disk', { ...hardenedEnv, FAULT_TMP_RENAME_DELAY_MS: '1000' }, [
+          '--import',
+          SLOW_DISK_PRELOAD,
+        ]);
+        let killedAt: string | undefined;
         let orphans: string[] = [];
-        for (let attempt = 1; attempt <= 3 && orphans.length === 0; attempt += 1) {
+        try {
           const indexRoot = path.join(env.DATA_DIR!, 'index');
           const collections = await readdir(indexRoot);
-          const server = hardened!;
           // The writer is the `docs-chat ingest` process the server starts for POST /admin/ingest. Both are killed
           // the moment it creates its first temporary file, as a container stop or the OOM killer ends them together.
           const watchers = collections.map((collection) =>
             watch(path.join(indexRoot, collection), (_event, name) => {
-              if (typeof name === 'string' && name.endsWith('.tmp')) {
-                for (const pid of processTree(server.pid).reverse()) {
-                  try {
-                    process.kill(pid, 'SIGKILL');
-                  } catch {
-                    // already gone
-                  }
+              if (killedAt !== undefined || typeof name !== 'string' || !name.endsWith('.tmp')) return;
+              killedAt = name;
+              for (const pid of processTree(server.pid).reverse()) {
+                try {
+                  process.kill(pid, 'SIGKILL');
+                } catch {
+                  // already gone
                 }
               }
             }),
@@ -214,11 +225,13 @@ export async function runHardeningChecks(context: SuiteContext, env: Record<stri
             for (const watcher of watchers) watcher.close();
           }
           orphans = await indexTemporaryFiles(env.DATA_DIR!);
+        } finally {
           await server.stop();
-          hardened = await startServerProcess(`hardened-after-ingest-kill-${attempt}`, hardenedEnv);
+          hardened = await startServerProcess('hardened-after-ingest-kill', hardenedEnv);
         }
-        expectThat(orphans.length > 0, 'three kills never landed while a temporary file existed');
-        const response = await fetch(`${hardened!.url}/admin/ingest`, {
+        expectThat(killedAt !== undefined, 'the ingest finished without ever writing a temporary file');
+        expectThat(orphans.length > 0, `killed on seeing ${killedAt}, yet no temporary file was left`);
+        const response = await fetch(`${hardened.url}/admin/ingest`, {
           method: 'POST',
           headers: { authorization: `Bearer ${context.adminToken}`, 'content-type': 'application/json' },
           body: JSON.stringify({}),
@@ -228,7 +241,7 @@ export async function runHardeningChecks(context: SuiteContext, env: Record<stri
         await response.arrayBuffer();
         const left = await indexTemporaryFiles(env.DATA_DIR!);
         expectThat(left.length === 0, `still there: ${left.join(', ')}`);
-        const search = (await (await fetch(`${hardened!.url}/search?q=${encodeURIComponent('install Tidewater')}`)).json()) as {
+        const search = (await (await fetch(`${hardened.url}/search?q=${encodeURIComponent('install Tidewater')}`)).json()) as {
           results?: unknown[];
         };
         const hits = search.results ?? [];
