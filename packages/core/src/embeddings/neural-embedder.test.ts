@@ -42,6 +42,24 @@ describe('neural embedder', () => {
     }
   });
 
+  it('gives questions asked at the same time (embedded together) the vectors each gets alone', async () => {
+    const embedder = createNeuralEmbedder({ threads: 1 });
+    const questions = [
+      'How do I replace the wick?',
+      'the lamp smokes and smells, why??',
+      "TypeError: Cannot read properties of undefined (reading 'fuel')",
+      'Which oil burns cleanest in a storm lantern, and how much should I keep in store for a winter?',
+    ];
+    try {
+      const alone: Float32Array[] = [];
+      for (const question of questions) alone.push(...(await embedder.embed({ texts: [question], task: 'query' })));
+      const together = await Promise.all(questions.map((question) => embedder.embed({ texts: [question], task: 'query' })));
+      together.forEach(([vector], index) => expect(cosine(vector!, alone[index]!)).toBeCloseTo(1, 4));
+    } finally {
+      await embedder.close();
+    }
+  });
+
   async function damagedCopy(name: string, damage: (directory: string) => Promise<void>): Promise<string> {
     const directory = path.join(workDir, name);
     await fs.cp(resolveNeuralModelDirectory(), directory, { recursive: true });

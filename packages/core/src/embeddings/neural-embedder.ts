@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { DocsChatError } from '../errors.js';
+import { createRequestBatcher } from '../workers/request-batcher.js';
 import { createWorkerPool, type WorkerPool } from '../workers/worker-pool.js';
 import type { Embedder, EmbedRequest } from './embedder.js';
 import { toUnitVector } from './unit-vector.js';
@@ -40,7 +41,7 @@ const BATCH_SIZE = 8;
  * per server process).
  */
 const WORKER_YOUNG_GENERATION_MB = 4;
-/** Tasks that may wait for a worker before callers get `service_busy`. */
+/** Requests that may wait for a worker before callers get `service_busy`. */
 const DEFAULT_MAX_QUEUE = 64;
 
 export const NEURAL_REINSTALL_HINT =
@@ -50,7 +51,7 @@ export const NEURAL_REINSTALL_HINT =
 export interface NeuralEmbedderOptions {
   /** Worker threads (default: the cores available, at most 4). */
   threads?: number;
-  /** Batches that may wait for a worker before `service_busy` (default 64). */
+  /** Requests that may wait for a worker before `service_busy` (default 64). */
   maxQueue?: number;
   /** Folder of model.json, the weight shards and vocab.json; the model package's own by default (tests point it at damaged copies). */
   modelDirectory?: string;
@@ -109,21 +110,16 @@ export function createNeuralEmbedder(options: NeuralEmbedderOptions = {}): Embed
         reinstallHint: NEURAL_REINSTALL_HINT,
       },
       size: threads,
-      maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE,
+      // The batcher below never runs more batches than there are workers, and it bounds the wait itself.
+      maxQueue: threads,
       label: 'The neural embedder',
       youngGenerationMb: WORKER_YOUNG_GENERATION_MB,
     }));
-
-  return {
-    provider: 'neural',
-    model: NEURAL_EMBEDDER_MODEL,
-    dimensions: NEURAL_EMBEDDER_DIMENSIONS,
-    maxBatchSize: BATCH_SIZE,
-    async embed(request: EmbedRequest): Promise<Float32Array[]> {
-      if (request.texts.length === 0) return [];
-      // An empty text has no tokens, which the model cannot embed: it stands for a blank.
-      const texts = request.texts.map((text) => (text.trim() === '' ? '.' : text));
-      const { vectors, width } = await poolOf().run({ texts }, { signal: request.signal });
+  // Questions that arrive while the workers are busy are embedded together (about 8 ms each in a batch of 8
+  // against 13 ms alone): under load a search costs less CPU and waits less.
+  const batcher = createRequestBatcher<string, Float32Array>({
+    runBatch: async (texts) => {
+      const { vectors, width } = await poolOf().run({ texts });
       if (width !== NEURAL_EMBEDDER_DIMENSIONS) {
         throw new DocsChatError(
           'embedder_model_invalid',
@@ -135,7 +131,25 @@ export function createNeuralEmbedder(options: NeuralEmbedderOptions = {}): Embed
       }
       return texts.map((_, index) => toUnitVector(vectors.subarray(index * width, (index + 1) * width)));
     },
+    maxBatchItems: BATCH_SIZE,
+    concurrency: threads,
+    maxWaiting: options.maxQueue ?? DEFAULT_MAX_QUEUE,
+    label: 'The neural embedder',
+  });
+
+  return {
+    provider: 'neural',
+    model: NEURAL_EMBEDDER_MODEL,
+    dimensions: NEURAL_EMBEDDER_DIMENSIONS,
+    maxBatchSize: BATCH_SIZE,
+    async embed(request: EmbedRequest): Promise<Float32Array[]> {
+      if (request.texts.length === 0) return [];
+      // An empty text has no tokens, which the model cannot embed: it stands for a blank.
+      const texts = request.texts.map((text) => (text.trim() === '' ? '.' : text));
+      return batcher.submit(texts, request.signal);
+    },
     async close() {
+      batcher.rejectWaiting(new DocsChatError('embedder_unavailable', 'The neural embedder is shut down.'));
       await pool?.close();
       pool = null;
     },
