@@ -78,6 +78,18 @@ describe('request batcher', () => {
     expect((refused as Error).message).toMatch(/The test encoder is busy: 2 requests/);
   });
 
+  it('with no waiting room, still runs a request that finds a worker idle and refuses the next', async () => {
+    const runner = heldRunner();
+    const batcher = createRequestBatcher({ runBatch: runner.runBatch, maxBatchItems: 8, concurrency: 1, maxWaiting: 0, label: 'Test' });
+    const accepted = batcher.submit(['first']);
+    await expect(batcher.submit(['second'])).rejects.toMatchObject({ code: 'service_busy' });
+    await runner.finishNext();
+    expect(await accepted).toEqual(['FIRST']);
+    const afterwards = batcher.submit(['third']);
+    await runner.finishNext();
+    expect(await afterwards).toEqual(['THIRD']);
+  });
+
   it('drops a waiting request whose caller gave up, and frees a caller whose batch is running', async () => {
     const runner = heldRunner();
     const batcher = createRequestBatcher({ runBatch: runner.runBatch, maxBatchItems: 8, concurrency: 1, maxWaiting: 64, label: 'Test' });

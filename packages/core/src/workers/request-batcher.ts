@@ -105,7 +105,8 @@ export function createRequestBatcher<Item, Output>(options: RequestBatcherOption
     },
     submit(items, signal) {
       if (signal?.aborted) return Promise.reject(cancelled());
-      if (queue.length >= options.maxWaiting) {
+      // A request a batch can take at once never waits; beyond the running batches `maxWaiting` may wait.
+      if (running + queue.length >= concurrency + options.maxWaiting) {
         return Promise.reject(
           new DocsChatError('service_busy', `${options.label} is busy: ${queue.length} requests are already waiting.`, {
             hint: 'Try again in a moment. An admin can give it more threads (EMBEDDING_THREADS) on a machine with more cores.',

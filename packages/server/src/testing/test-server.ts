@@ -99,7 +99,14 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const server = await startServer(loadConfig(env), { logDestination: logs, conversationStore: store });
+  let server: RunningServer;
+  try {
+    server = await startServer(loadConfig(env), { logDestination: logs, conversationStore: store });
+  } catch (error) {
+    // A server that fails to start must not leave its stand-in holding the test process open.
+    if (!options.gemini) await gemini.close();
+    throw error;
+  }
   return {
     url: server.url,
     server,
