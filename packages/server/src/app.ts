@@ -84,6 +84,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   ];
   const isAllowedOrigin = (origin: string | undefined): boolean => origin === undefined || allowAnyOrigin || allowedOrigins.has(origin);
 
+  let closing = false;
   /** Sends an error in the documented shape, with the request id and, for an allowed origin, the CORS headers. */
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const httpError = toHttpError(error);
@@ -99,10 +100,18 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
         .header('vary', 'Origin')
         .header('access-control-expose-headers', exposedHeaders.join(', '));
     }
+    // Fastify refuses a body that is too large (413) or of the wrong type (415) before reading it, and asks for the
+    // connection to be closed. Closing a socket that still holds unread upload data makes the kernel send a reset,
+    // and a client still uploading can lose the answer with it: the reader sees a network error, not "shorten the
+    // highlighted text". A declared body up to DRAIN_REFUSED_BODY_BYTES keeps its connection instead; Node reads
+    // and discards the rest once the answer is sent, and REQUEST_TIMEOUT_MS still bounds a slow upload.
+    if (!closing && !request.raw.complete && reply.getHeader('connection') === 'close') {
+      const declared = Number(request.headers['content-length']);
+      if (Number.isInteger(declared) && declared <= DRAIN_REFUSED_BODY_BYTES) reply.removeHeader('connection');
+    }
     return reply.code(httpError.statusCode).send(errorResponseBody(httpError, request.id));
   };
 
-  let closing = false;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger, // eslint-disable-line @typescript-eslint/no-unnecessary-type-assertion -- the assertion picks Fastify's logger type parameter, without it buildApp's return type no longer matches
     bodyLimit: settings.bodyLimitBytes,
@@ -155,17 +164,6 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 
-  // Fastify refuses a body that is too large (413) or of the wrong type (415) before reading it, and closes the
-  // connection. Closing a socket that still holds unread upload data makes the kernel send a reset, and a client
-  // still uploading can lose the answer with it: the reader sees a network error, not "shorten the highlighted
-  // text". A declared body up to DRAIN_REFUSED_BODY_BYTES keeps its connection instead; Node reads and discards
-  // the rest once the answer is sent, and REQUEST_TIMEOUT_MS still bounds a slow upload.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (closing || reply.statusCode < 400 || request.raw.complete || reply.getHeader('connection') !== 'close') return payload;
-    const declared = Number(request.headers['content-length']);
-    if (Number.isInteger(declared) && declared <= DRAIN_REFUSED_BODY_BYTES) reply.removeHeader('connection');
-    return payload;
-  });
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendError(new HttpError('route_not_found'), request, reply));
   // Without a parser for it, plain text is refused with 415 like every other type that is not JSON.
@@ -274,7 +272,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
 }
 
 /**
- * A refused upload up to this size is read to its end so the refusal reaches the client (see the onSend hook). It
+ * A refused upload up to this size is read to its end so the refusal reaches the client (see sendError). It
  * costs only bandwidth, at most this much per refused request; a larger one is cut off at once.
  */
 const DRAIN_REFUSED_BODY_BYTES = 8 * 1024 * 1024;

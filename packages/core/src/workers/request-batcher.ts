@@ -10,6 +10,7 @@
  * larger than a batch (an ingest's) goes alone.
  */
 import { DocsChatError } from '../errors.js';
+import { serviceBusyError } from './worker-pool.js';
 
 export interface RequestBatcherOptions<Item, Output> {
   /** Runs one batch; resolves with one output per item, in order. */
@@ -107,13 +108,7 @@ export function createRequestBatcher<Item, Output>(options: RequestBatcherOption
       if (signal?.aborted) return Promise.reject(cancelled());
       // A request a batch can take at once never waits; beyond the running batches `maxWaiting` may wait.
       if (running + queue.length >= concurrency + options.maxWaiting) {
-        return Promise.reject(
-          new DocsChatError('service_busy', `${options.label} is busy: ${queue.length} requests are already waiting.`, {
-            hint: 'Try again in a moment. An admin can give it more threads (EMBEDDING_THREADS) on a machine with more cores.',
-            retryable: true,
-            retryAfterMs: 1000,
-          }),
-        );
+        return Promise.reject(serviceBusyError(options.label, `${queue.length} requests are`));
       }
       return new Promise<Output[]>((resolve, reject) => {
         const request: Waiting<Item, Output> = { items, resolve, reject, signal, onAbort: undefined, settled: false };

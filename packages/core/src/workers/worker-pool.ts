@@ -63,6 +63,15 @@ function toError(error: WorkerError): DocsChatError {
   return new DocsChatError(error.code ?? 'embedder_unavailable', error.message, error.hint ? { hint: error.hint } : {});
 }
 
+/** The refusal of a full queue: retryable, with what an admin can do about it. `waiting`: "3 tasks are". */
+export function serviceBusyError(label: string, waiting: string): DocsChatError {
+  return new DocsChatError('service_busy', `${label} is busy: ${waiting} already waiting.`, {
+    hint: 'Try again in a moment. An admin can give it more threads (EMBEDDING_THREADS) on a machine with more cores.',
+    retryable: true,
+    retryAfterMs: 1000,
+  });
+}
+
 export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): WorkerPool<Task, Result> {
   const size = Math.max(1, Math.trunc(options.size));
   const maxQueue = Math.max(0, Math.trunc(options.maxQueue));
@@ -168,17 +177,7 @@ export function createWorkerPool<Task, Result>(options: WorkerPoolOptions): Work
       // The first `size` tasks go to workers (running, or as soon as a worker is up); beyond them `maxQueue` may wait.
       const running = slots.filter((slot) => slot.job !== null).length;
       if (running + queue.length >= size + maxQueue) {
-        return Promise.reject(
-          new DocsChatError(
-            'service_busy',
-            `${options.label} is busy: ${Math.max(0, running + queue.length - size)} tasks are already waiting.`,
-            {
-              hint: 'Try again in a moment. An admin can give it more threads (EMBEDDING_THREADS) on a machine with more cores.',
-              retryable: true,
-              retryAfterMs: 1000,
-            },
-          ),
-        );
+        return Promise.reject(serviceBusyError(options.label, `${Math.max(0, running + queue.length - size)} tasks are`));
       }
       return new Promise<Result>((resolve, reject) => {
         const job: Job<Task, Result> = { task, transfer, resolve, reject, signal, onAbort: undefined };
