@@ -16,7 +16,6 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { DocsChatError } from '../errors.js';
-import { createRequestBatcher } from '../workers/request-batcher.js';
 import { createWorkerPool, type WorkerPool } from '../workers/worker-pool.js';
 import type { Embedder, EmbedRequest } from './embedder.js';
 import { toUnitVector } from './unit-vector.js';
@@ -110,32 +109,25 @@ export function createNeuralEmbedder(options: NeuralEmbedderOptions = {}): Embed
         reinstallHint: NEURAL_REINSTALL_HINT,
       },
       size: threads,
-      // The batcher below never runs more batches than there are workers, and it bounds the wait itself.
-      maxQueue: threads,
+      maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE,
       label: 'The neural embedder',
       youngGenerationMb: WORKER_YOUNG_GENERATION_MB,
+      // Questions that arrive while the workers are busy are embedded together (about 8 ms each in a batch of 8
+      // against 13 ms alone): under load a search costs less CPU and waits less.
+      batching: {
+        maxItems: BATCH_SIZE,
+        items: (task) => task.texts.length,
+        merge: (tasks) => ({ texts: tasks.flatMap((task) => task.texts) }),
+        split: ({ vectors, width }, tasks) => {
+          let offset = 0;
+          return tasks.map((task) => {
+            const part = vectors.subarray(offset * width, (offset + task.texts.length) * width);
+            offset += task.texts.length;
+            return { vectors: part, width };
+          });
+        },
+      },
     }));
-  // Questions that arrive while the workers are busy are embedded together (about 8 ms each in a batch of 8
-  // against 13 ms alone): under load a search costs less CPU and waits less.
-  const batcher = createRequestBatcher<string, Float32Array>({
-    runBatch: async (texts) => {
-      const { vectors, width } = await poolOf().run({ texts });
-      if (width !== NEURAL_EMBEDDER_DIMENSIONS) {
-        throw new DocsChatError(
-          'embedder_model_invalid',
-          `The neural model returned ${width}-dimensional vectors; ${NEURAL_EMBEDDER_DIMENSIONS} were expected.`,
-          {
-            hint: NEURAL_REINSTALL_HINT,
-          },
-        );
-      }
-      return texts.map((_, index) => toUnitVector(vectors.subarray(index * width, (index + 1) * width)));
-    },
-    maxBatchItems: BATCH_SIZE,
-    concurrency: threads,
-    maxWaiting: options.maxQueue ?? DEFAULT_MAX_QUEUE,
-    label: 'The neural embedder',
-  });
 
   return {
     provider: 'neural',
@@ -146,10 +138,17 @@ export function createNeuralEmbedder(options: NeuralEmbedderOptions = {}): Embed
       if (request.texts.length === 0) return [];
       // An empty text has no tokens, which the model cannot embed: it stands for a blank.
       const texts = request.texts.map((text) => (text.trim() === '' ? '.' : text));
-      return batcher.submit(texts, request.signal);
+      const { vectors, width } = await poolOf().run({ texts }, { signal: request.signal });
+      if (width !== NEURAL_EMBEDDER_DIMENSIONS) {
+        throw new DocsChatError(
+          'embedder_model_invalid',
+          `The neural model returned ${width}-dimensional vectors; ${NEURAL_EMBEDDER_DIMENSIONS} were expected.`,
+          { hint: NEURAL_REINSTALL_HINT },
+        );
+      }
+      return texts.map((_, index) => toUnitVector(vectors.subarray(index * width, (index + 1) * width)));
     },
     async close() {
-      batcher.rejectWaiting(new DocsChatError('embedder_unavailable', 'The neural embedder is shut down.'));
       await pool?.close();
       pool = null;
     },
