@@ -22,13 +22,17 @@ describe('worker pool', () => {
 
   it('answers service_busy, marked retryable, once the queue is full instead of letting it grow', async () => {
     pool = createWorkerPool<Task, { value: number }>({ script, size: 1, maxQueue: 2, label: 'The test pool' });
-    // One task runs, two wait: the fourth finds the queue full, at once.
+    // The worker is still starting, so all three wait (one will run first): the fourth finds the queue full, at once.
     const accepted = [1, 2, 3].map((value) => pool.run({ value, delayMs: 100 }));
     const refused = await pool.run({ value: 4 }).then(
       () => null,
       (error: unknown) => error as { code: string; retryable: boolean; retryAfterMs: number },
     );
-    expect(refused).toMatchObject({ code: 'service_busy', retryable: true });
+    expect(refused).toMatchObject({
+      code: 'service_busy',
+      retryable: true,
+      message: 'The test pool is busy: 3 tasks are already waiting.',
+    });
     expect(refused?.retryAfterMs).toBeGreaterThan(0);
     expect((await Promise.all(accepted)).map((result) => result.value)).toEqual([1, 2, 3]);
   });
@@ -150,7 +154,11 @@ describe('worker pool with batching', () => {
   it('with no waiting room, still runs a task that finds a worker free and refuses the next', async () => {
     pool = await batchingPool(1, 8, 0);
     const accepted = pool.run({ values: ['first'], delayMs: 50 });
-    await expect(pool.run({ values: ['second'] })).rejects.toMatchObject({ code: 'service_busy', retryable: true });
+    await expect(pool.run({ values: ['second'] })).rejects.toMatchObject({
+      code: 'service_busy',
+      retryable: true,
+      message: 'The test pool is busy: every thread is working.',
+    });
     expect(await accepted).toEqual({ values: ['first'], batch: ['first'] });
     expect(await pool.run({ values: ['third'] })).toEqual({ values: ['third'], batch: ['third'] });
   });

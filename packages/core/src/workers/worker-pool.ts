@@ -81,9 +81,10 @@ function toError(error: WorkerError): DocsChatError {
   return new DocsChatError(error.code ?? 'embedder_unavailable', error.message, error.hint ? { hint: error.hint } : {});
 }
 
-/** The refusal of a full queue: retryable, with what an admin can do about it. `waiting`: "3 tasks are". */
-export function serviceBusyError(label: string, waiting: string): DocsChatError {
-  return new DocsChatError('service_busy', `${label} is busy: ${waiting} already waiting.`, {
+/** The refusal of a full queue: retryable, with what an admin can do about it. */
+function serviceBusyError(label: string, waiting: number): DocsChatError {
+  const why = waiting === 0 ? 'every thread is working' : `${waiting} ${waiting === 1 ? 'task is' : 'tasks are'} already waiting`;
+  return new DocsChatError('service_busy', `${label} is busy: ${why}.`, {
     hint: 'Try again in a moment. An admin can give it more threads (EMBEDDING_THREADS) on a machine with more cores.',
     retryable: true,
     retryAfterMs: 1000,
@@ -235,7 +236,7 @@ export function createWorkerPool<Task, Result>(
       // The first `size` tasks go to workers (running, or as soon as a worker is up); beyond them `maxQueue` may wait.
       const running = runningCount();
       if (running + queue.length >= size + maxQueue) {
-        return Promise.reject(serviceBusyError(options.label, `${Math.max(0, running + queue.length - size)} tasks are`));
+        return Promise.reject(serviceBusyError(options.label, queue.length));
       }
       return new Promise<Result>((resolve, reject) => {
         const job: Job<Task, Result> = { task, transfer, resolve, reject, signal, onAbort: undefined };
