@@ -189,6 +189,32 @@ describe('worker pool with batching', () => {
     expect(await afterwards).toEqual({ values: ['c'], batch: ['c'] });
   });
 
+  it('fails every task of a batch whose result cannot be split, and keeps serving', async () => {
+    pool = createWorkerPool<BatchTask, BatchResult>({
+      script,
+      size: 1,
+      maxQueue: 8,
+      label: 'The test pool',
+      batching: {
+        maxItems: 8,
+        items: (task) => task.values.length,
+        merge: (tasks) => ({ values: tasks.flatMap((task) => task.values) }),
+        split: () => {
+          throw new Error('the result has fewer rows than the batch');
+        },
+      },
+    });
+    await pool.run({ values: ['warm'] });
+    const alone = pool.run({ values: ['alone'], delayMs: 100 });
+    const merged = [pool.run({ values: ['a'] }), pool.run({ values: ['b'] })].map((task) => task.catch((error: unknown) => error));
+    expect(await alone).toEqual({ values: ['alone'], batch: ['alone'] });
+    expect((await Promise.all(merged)).map((error) => (error as Error).message)).toEqual([
+      'the result has fewer rows than the batch',
+      'the result has fewer rows than the batch',
+    ]);
+    expect(await pool.run({ values: ['after'] })).toEqual({ values: ['after'], batch: ['after'] });
+  });
+
   it('rejects the waiting tasks when it is shut down', async () => {
     pool = await batchingPool(1, 8);
     const running = pool.run({ values: ['running'], delayMs: 100 }).catch((error: unknown) => error);
