@@ -78,8 +78,23 @@ interface BatchResult {
   batch: string[];
 }
 
+/** Each task's own values, and the whole batch the worker ran. */
+function splitBatch(result: BatchResult, tasks: BatchTask[]): BatchResult[] {
+  let offset = 0;
+  return tasks.map((task) => {
+    const values = result.values.slice(offset, offset + task.values.length);
+    offset += task.values.length;
+    return { values, batch: result.batch };
+  });
+}
+
 /** A batching pool whose workers have not started: they start on the first task. */
-function coldBatchingPool(size: number, maxItems: number, maxQueue = 64): WorkerPool<BatchTask, BatchResult> {
+function coldBatchingPool(
+  size: number,
+  maxItems: number,
+  maxQueue = 64,
+  split: (result: BatchResult, tasks: BatchTask[]) => BatchResult[] = splitBatch,
+): WorkerPool<BatchTask, BatchResult> {
   return createWorkerPool<BatchTask, BatchResult>({
     script,
     size,
@@ -93,14 +108,7 @@ function coldBatchingPool(size: number, maxItems: number, maxQueue = 64): Worker
         delayMs: Math.max(...tasks.map((task) => task.delayMs ?? 0)),
         fail: tasks.some((task) => task.fail),
       }),
-      split: (result, tasks) => {
-        let offset = 0;
-        return tasks.map((task) => {
-          const values = result.values.slice(offset, offset + task.values.length);
-          offset += task.values.length;
-          return { values, batch: result.batch };
-        });
-      },
+      split,
     },
   });
 }
@@ -190,19 +198,8 @@ describe('worker pool with batching', () => {
   });
 
   it('fails every task of a batch whose result cannot be split, and keeps serving', async () => {
-    pool = createWorkerPool<BatchTask, BatchResult>({
-      script,
-      size: 1,
-      maxQueue: 8,
-      label: 'The test pool',
-      batching: {
-        maxItems: 8,
-        items: (task) => task.values.length,
-        merge: (tasks) => ({ values: tasks.flatMap((task) => task.values) }),
-        split: () => {
-          throw new Error('the result has fewer rows than the batch');
-        },
-      },
+    pool = coldBatchingPool(1, 8, 8, () => {
+      throw new Error('the result has fewer rows than the batch');
     });
     await pool.run({ values: ['warm'] });
     const alone = pool.run({ values: ['alone'], delayMs: 100 });

@@ -115,13 +115,14 @@ export function createWorkerPool<Task, Result>(
     slot.jobs = [];
     // An idle worker must never keep a CLI process alive once its work is done.
     slot.worker.unref();
-    if ('error' in outcome || !options.batching || jobs.length === 1) {
+    // More than one job only ever runs when batching merged them.
+    if ('error' in outcome || jobs.length === 1) {
       for (const job of jobs) finish(job, outcome);
       return;
     }
     let parts: Result[];
     try {
-      parts = options.batching.split(
+      parts = options.batching!.split(
         outcome.result,
         jobs.map((job) => job.task),
       );
@@ -187,10 +188,11 @@ export function createWorkerPool<Task, Result>(
   function takeNext(slot: Slot<Task, Result>): Job<Task, Result>[] {
     const jobs = [queue.shift()!];
     const batching = options.batching;
+    if (!batching) return jobs;
     const otherWorkerComing = slots.some(
       (other) => other !== slot && (other.state === 'starting' || (other.state === 'ready' && other.jobs.length === 0)),
     );
-    if (!batching || otherWorkerComing) return jobs;
+    if (otherWorkerComing) return jobs;
     let items = batching.items(jobs[0]!.task);
     while (queue.length > 0 && items + batching.items(queue[0]!.task) <= batching.maxItems) {
       const job = queue.shift()!;
