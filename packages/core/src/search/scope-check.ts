@@ -36,7 +36,7 @@ export interface ScopeCalibration {
 }
 
 /** Counts of the scope profile (retrieval-profile.ts, `scope`). */
-export type ScopeLimits = Pick<ScopeProfile, 'coverageSections' | 'nameContextSections' | 'companionMinIdf'>;
+export type ScopeLimits = Pick<ScopeProfile, 'coverageSections' | 'nameContextSections' | 'companionMinIdf' | 'subjectNameSections'>;
 const DEFAULT_LIMITS: ScopeLimits = SHARED_PROFILE.scope;
 
 export interface ScopeSignals {
@@ -141,9 +141,13 @@ export function scopeSignals(
     if (covered(word)) coveredMass += weight;
   }
   // A name is missing when the best sections never hold its whole form (`sessionStorage`, not `session` + `storage`).
+  // The rule rests on a name being rare, so that BM25 brings up the sections holding it. A name the docs hold in many
+  // sections is one of their subjects ("... without Immer" on docs that teach Immer): the question may be about
+  // something else of it, and the other signals judge it.
+  const isSubject = (word: string) => (stats?.df.get(word) ?? 0) >= limits.subjectNameSections;
   const missingNames = nameLikeWords(query).filter((name) => {
     const whole = analyzeTerms(name)[0];
-    return whole !== undefined && !covered(whole);
+    return whole !== undefined && !covered(whole) && !isSubject(whole);
   });
   const sectionWords = result.fused.slice(0, limits.nameContextSections).map((point) => analysisOf(point.payload).words);
   const lonelyNames = nameLikeWords(query).filter((name) => {

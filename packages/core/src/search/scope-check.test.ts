@@ -1,0 +1,86 @@
+import type { Chunk } from '../markdown/document.js';
+import type { HybridResult } from '../stores/vector-store.js';
+import { analyzeTerms } from '../text/text-analysis.js';
+import type { TermStatistics } from '../text/term-statistics.js';
+import { SHARED_PROFILE } from '../profile/retrieval-profile.js';
+import { judgeScope, scopeSignals, type ScopeCalibration } from './scope-check.js';
+
+const CALIBRATION: ScopeCalibration = { minVocabulary: 0.3, minEvidence: 0.5, minDense: 0 };
+
+function section(id: string, heading: string, text: string): Chunk {
+  return {
+    id,
+    file: `${id}.md`,
+    docId: id,
+    title: 'Updating state',
+    heading,
+    headingPath: ['Updating state', heading],
+    depth: 2,
+    anchor: id,
+    url: `/docs/${id}#${id}`,
+    pageUrl: `/docs/${id}`,
+    part: 0,
+    text,
+    indexText: `Updating state > ${heading}\n\n${text}`,
+    tokens: 40,
+    hash: `hash-${id}`,
+    fileHash: `file-${id}`,
+    order: 0,
+  };
+}
+
+/** The best sections for a question about nested updates by hand: none of them names the helper library. */
+const RESULT: HybridResult = {
+  fused: [
+    section(
+      'by-hand',
+      'Updating nested fields by hand',
+      'Copy every level of a nested object with the spread operator, down to the field you change.',
+    ),
+    section('arrays', 'Updating arrays', 'Return a new array with map or filter instead of changing the old one in place.'),
+    section('pure', 'Keeping reducers pure', 'A reducer must not change its arguments; copy before you change a nested field.'),
+  ].map((payload, index) => ({ id: payload.id, score: 1 / (index + 1), payload })),
+  dense: [{ id: 'by-hand', score: 0.6 }],
+  sparse: [{ id: 'by-hand', score: 5 }],
+  pages: [],
+};
+
+/** Word statistics of 200 sections, where the helper `heldBy` sections name Draftkit. */
+function statistics(heldBy: number): TermStatistics {
+  const df = new Map<string, number>();
+  const words = analyzeTerms(RESULT.fused.map((point) => point.payload.indexText).join(' ') + ' deeply without update');
+  for (const word of words) df.set(word, 20);
+  df.set(analyzeTerms('Draftkit')[0] as string, heldBy);
+  return { chunks: 200, df };
+}
+
+const QUESTION = 'How do I update a deeply nested field by hand, without Draftkit?';
+const LIMITS = SHARED_PROFILE.scope;
+
+describe('out-of-scope names', () => {
+  it('refuses a question naming something the docs mention only in passing when the best sections lack it', () => {
+    const signals = scopeSignals(QUESTION, RESULT, statistics(2), undefined, LIMITS);
+    expect(signals.missingNames).toEqual(['Draftkit']);
+    expect(judgeScope(QUESTION, RESULT, statistics(2), CALIBRATION, undefined, LIMITS).outOfScope).toBe(true);
+  });
+
+  it('does not count a name the docs hold in many sections as missing: it is one of their subjects', () => {
+    const stats = statistics(LIMITS.subjectNameSections);
+    expect(scopeSignals(QUESTION, RESULT, stats, undefined, LIMITS).missingNames).toEqual([]);
+    const verdict = judgeScope(QUESTION, RESULT, stats, CALIBRATION, undefined, LIMITS);
+    expect(verdict.outOfScope).toBe(false);
+    expect(verdict.confidence).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('follows the profile: a higher bar for a subject makes the same name missing again', () => {
+    const limits = { ...LIMITS, subjectNameSections: LIMITS.subjectNameSections + 1 };
+    expect(scopeSignals(QUESTION, RESULT, statistics(LIMITS.subjectNameSections), undefined, limits).missingNames).toEqual(['Draftkit']);
+  });
+
+  it('still refuses a name the docs never mention at all', () => {
+    const question = 'How do I update a deeply nested field with Vuex?';
+    expect(
+      judgeScope(question, RESULT, statistics(LIMITS.subjectNameSections), CALIBRATION, undefined, LIMITS).signals.missingNames,
+    ).toEqual(['Vuex']);
+  });
+});
