@@ -45,7 +45,7 @@ const RESULT: HybridResult = {
   pages: [],
 };
 
-/** Word statistics of 200 sections, where the helper `heldBy` sections name Draftkit. */
+/** Word statistics of 200 sections, `heldBy` of which name the helper library Draftkit. */
 function statistics(heldBy: number): TermStatistics {
   const df = new Map<string, number>();
   const words = analyzeTerms(RESULT.fused.map((point) => point.payload.indexText).join(' ') + ' deeply without update');
