@@ -1,4 +1,5 @@
 import type { Chunk } from '../markdown/document.js';
+import { makeChunk, pointId } from '../stores/vector-store.conformance.js';
 import type { HybridResult } from '../stores/vector-store.js';
 import { analyzeTerms } from '../text/text-analysis.js';
 import type { TermStatistics } from '../text/term-statistics.js';
@@ -7,25 +8,16 @@ import { judgeScope, scopeSignals, type ScopeCalibration } from './scope-check.j
 
 const CALIBRATION: ScopeCalibration = { minVocabulary: 0.3, minEvidence: 0.5, minDense: 0 };
 
-function section(id: string, heading: string, text: string): Chunk {
+/** A section of the "Updating state" page, from the store conformance suite's chunk. */
+function section(n: number, heading: string, text: string): Chunk {
+  const headingPath = ['Updating state', heading];
   return {
-    id,
-    file: `${id}.md`,
-    docId: id,
+    ...makeChunk(n, 'updating-state.md', n),
     title: 'Updating state',
     heading,
-    headingPath: ['Updating state', heading],
-    depth: 2,
-    anchor: id,
-    url: `/docs/${id}#${id}`,
-    pageUrl: `/docs/${id}`,
-    part: 0,
+    headingPath,
     text,
-    indexText: `Updating state > ${heading}\n\n${text}`,
-    tokens: 40,
-    hash: `hash-${id}`,
-    fileHash: `file-${id}`,
-    order: 0,
+    indexText: `${headingPath.join(' > ')}\n\n${text}`,
   };
 }
 
@@ -33,15 +25,15 @@ function section(id: string, heading: string, text: string): Chunk {
 const RESULT: HybridResult = {
   fused: [
     section(
-      'by-hand',
+      1,
       'Updating nested fields by hand',
       'Copy every level of a nested object with the spread operator, down to the field you change.',
     ),
-    section('arrays', 'Updating arrays', 'Return a new array with map or filter instead of changing the old one in place.'),
-    section('pure', 'Keeping reducers pure', 'A reducer must not change its arguments; copy before you change a nested field.'),
+    section(2, 'Updating arrays', 'Return a new array with map or filter instead of changing the old one in place.'),
+    section(3, 'Keeping reducers pure', 'A reducer must not change its arguments; copy before you change a nested field.'),
   ].map((payload, index) => ({ id: payload.id, score: 1 / (index + 1), payload })),
-  dense: [{ id: 'by-hand', score: 0.6 }],
-  sparse: [{ id: 'by-hand', score: 5 }],
+  dense: [{ id: pointId(1), score: 0.6 }],
+  sparse: [{ id: pointId(1), score: 5 }],
   pages: [],
 };
 
