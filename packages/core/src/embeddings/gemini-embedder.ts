@@ -3,8 +3,7 @@
  * `batchEmbedContents` request (at most 100 texts); the SDK's own retries stay
  * off because retries live once, in the embedding pipeline.
  */
-import { GoogleGenAI } from '@google/genai';
-import type { EmbedContentConfig } from '@google/genai';
+import type { EmbedContentConfig, GoogleGenAI } from '@google/genai';
 import { DocsChatError } from '../errors.js';
 import type { Embedder, EmbedRequest } from './embedder.js';
 import { isGeminiInvalidKey, toEmbedderError } from './embedder-errors.js';
@@ -35,11 +34,19 @@ export function createGeminiEmbedder(options: GeminiEmbedderOptions): Embedder {
       hint: 'Set GEMINI_API_KEY, or EMBEDDING_PROVIDER=local for offline embeddings.',
     });
   }
-  const ai = new GoogleGenAI({
-    apiKey: options.apiKey,
-    // No `retryOptions`: the SDK then makes exactly one attempt.
-    httpOptions: { timeout: timeoutMs, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) },
-  });
+  const { apiKey, baseUrl } = options;
+  // The SDK loads with the first call, not with this module, which the core package's index exports: a server on
+  // another embedder never holds it (7 MB resident; issue 16 budget of 300 MB per server process).
+  let client: Promise<GoogleGenAI> | undefined;
+  const ai = (): Promise<GoogleGenAI> =>
+    (client ??= import('@google/genai').then(
+      ({ GoogleGenAI }) =>
+        new GoogleGenAI({
+          apiKey,
+          // No `retryOptions`: the SDK then makes exactly one attempt.
+          httpOptions: { timeout: timeoutMs, ...(baseUrl ? { baseUrl } : {}) },
+        }),
+    ));
 
   return {
     provider: 'gemini',
@@ -62,7 +69,7 @@ export function createGeminiEmbedder(options: GeminiEmbedderOptions): Embedder {
 
       let response;
       try {
-        response = await ai.models.embedContent({ model, contents: texts, config });
+        response = await (await ai()).models.embedContent({ model, contents: texts, config });
       } catch (error) {
         throw toEmbedderError(error, {
           providerLabel: 'Gemini',

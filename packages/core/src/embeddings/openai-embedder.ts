@@ -3,7 +3,7 @@
  * Studio, Gemini's compatibility endpoint), through the `openai` SDK. The
  * SDK's retries are off (`maxRetries: 0`): retries live in the pipeline.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { DocsChatError } from '../errors.js';
 import type { Embedder, EmbedRequest } from './embedder.js';
 import { toEmbedderError } from './embedder-errors.js';
@@ -52,13 +52,21 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       hint: `Set EMBEDDING_DIMENSIONS to the size ${model} returns (see the model card).`,
     });
   }
-  const client = new OpenAI({
-    // The SDK insists on a key; servers that need none ignore this one.
-    apiKey: options.apiKey || 'no-key-needed',
-    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-    maxRetries: 0,
-    timeout: timeoutMs,
-  });
+  const { apiKey, baseUrl } = options;
+  // The SDK loads with the first call, not with this module, which the core package's index exports: a server on
+  // another embedder never holds it (issue 16 budget of 300 MB per server process).
+  let loaded: Promise<OpenAI> | undefined;
+  const client = (): Promise<OpenAI> =>
+    (loaded ??= import('openai').then(
+      ({ default: OpenAIClient }) =>
+        new OpenAIClient({
+          // The SDK insists on a key; servers that need none ignore this one.
+          apiKey: apiKey || 'no-key-needed',
+          ...(baseUrl ? { baseURL: baseUrl } : {}),
+          maxRetries: 0,
+          timeout: timeoutMs,
+        }),
+    ));
 
   const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
   return {
@@ -74,7 +82,8 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       }
       let response;
       try {
-        response = await client.embeddings.create(
+        const openai = await client();
+        response = await openai.embeddings.create(
           {
             model,
             input: texts,

@@ -2,7 +2,7 @@
  * Gemini: the official @google/genai SDK checks the key and model at start-up;
  * answers stream over SSE read directly (see gemini-sse-stream.ts for why).
  */
-import { GoogleGenAI } from '@google/genai';
+import type { GoogleGenAI } from '@google/genai';
 import type { FinishReason, TokenUsage } from '@docs-chat/core/protocol';
 import type { ChatModel, ChatModelEvent, ChatModelRequest } from './chat-model.js';
 import { LlmError } from './chat-model.js';
@@ -79,15 +79,22 @@ export function createGeminiChatModel(options: GeminiChatModelOptions): ChatMode
   const timeoutMs = options.timeoutMs ?? 60_000;
   const names: ProviderNames = { service: 'Gemini', keyVariable: 'GEMINI_API_KEY', model };
   // SDK retries stay off (no retryOptions): they live once in streamWithRetries, which knows about the first token.
-  const ai = new GoogleGenAI({
-    apiKey: options.apiKey,
-    httpOptions: {
-      // Node's own HTTP client under the SDK (see node-http-fetch.ts).
-      fetch: createNodeHttpFetch().fetch,
-      // The SDK appends /v1beta itself; accept a base URL copied with it.
-      ...(options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/v1beta\/?$/, '') } : {}),
-    },
-  });
+  // The SDK serves only the key check (answers stream through gemini-sse-stream.ts), so it loads with that check, not
+  // with the server: a server on another model never holds it (7 MB resident; issue 16 budget of 300 MB per process).
+  let client: Promise<GoogleGenAI> | undefined;
+  const ai = (): Promise<GoogleGenAI> =>
+    (client ??= import('@google/genai').then(
+      ({ GoogleGenAI }) =>
+        new GoogleGenAI({
+          apiKey: options.apiKey,
+          httpOptions: {
+            // Node's own HTTP client under the SDK (see node-http-fetch.ts).
+            fetch: createNodeHttpFetch().fetch,
+            // The SDK appends /v1beta itself; accept a base URL copied with it.
+            ...(options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/v1beta\/?$/, '') } : {}),
+          },
+        }),
+    ));
   const streaming = createGeminiStreamClient({ apiKey: options.apiKey, model, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
 
   async function* openAttempt(request: ChatModelRequest, signal: AbortSignal): AsyncGenerator<ChatModelEvent> {
@@ -121,7 +128,7 @@ export function createGeminiChatModel(options: GeminiChatModelOptions): ChatMode
       const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
       let actions: string[] | undefined;
       try {
-        actions = (await ai.models.get({ model, config: { abortSignal: combined } })).supportedActions;
+        actions = (await (await ai()).models.get({ model, config: { abortSignal: combined } })).supportedActions;
       } catch (error) {
         if (timeout.aborted && !signal?.aborted) {
           throw new LlmError('llm_unavailable', `Gemini did not answer within ${timeoutMs} ms.`, {

@@ -2,7 +2,7 @@
  * Any OpenAI-compatible chat endpoint through the official `openai` SDK:
  * OpenAI, Gemini's compatible endpoint, Ollama, vLLM, LM Studio.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { FinishReason, TokenUsage } from '@docs-chat/core/protocol';
 import type { ChatModel, ChatModelEvent, ChatModelRequest } from './chat-model.js';
@@ -46,19 +46,27 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
   const model = options.model || DEFAULT_OPENAI_MODEL;
   const timeoutMs = options.timeoutMs ?? 60_000;
   const names: ProviderNames = { service: 'The OpenAI-compatible endpoint', keyVariable: 'OPENAI_API_KEY', model };
-  const client = new OpenAI({
-    // The SDK refuses to start without a key; servers that need none ignore this placeholder.
-    apiKey: options.apiKey || 'no-key-needed',
-    ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-    // Retries live once in streamWithRetries, which knows whether text was already shown.
-    maxRetries: 0,
-    timeout: timeoutMs,
-    // Node's own HTTP client, as for Gemini (see node-http-fetch.ts).
-    fetch: createNodeHttpFetch().fetch,
-  });
+  // The SDK loads with the first call, not with the server: a server on another model never holds it (issue 16
+  // budget of 300 MB per server process).
+  let loaded: Promise<OpenAI> | undefined;
+  const client = (): Promise<OpenAI> =>
+    (loaded ??= import('openai').then(
+      ({ default: OpenAIClient }) =>
+        new OpenAIClient({
+          // The SDK refuses to start without a key; servers that need none ignore this placeholder.
+          apiKey: options.apiKey || 'no-key-needed',
+          ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+          // Retries live once in streamWithRetries, which knows whether text was already shown.
+          maxRetries: 0,
+          timeout: timeoutMs,
+          // Node's own HTTP client, as for Gemini (see node-http-fetch.ts).
+          fetch: createNodeHttpFetch().fetch,
+        }),
+    ));
 
   async function* openAttempt(request: ChatModelRequest, signal: AbortSignal): AsyncGenerator<ChatModelEvent> {
-    const stream = await client.chat.completions.create(
+    const openai = await client();
+    const stream = await openai.chat.completions.create(
       {
         model,
         messages: toMessages(request),
@@ -96,7 +104,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
     model,
     async verify(signal?: AbortSignal): Promise<void> {
       try {
-        await client.models.retrieve(model, signal ? { signal } : {});
+        await (await client()).models.retrieve(model, signal ? { signal } : {});
       } catch (error) {
         throw toLlmError(error, names);
       }

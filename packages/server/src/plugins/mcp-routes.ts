@@ -13,12 +13,11 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { ChatService } from '../chat/chat-service.js';
 import { describeError } from '../chat/conversation-gateway.js';
 import { toHttpError } from '../http-errors.js';
 import { createAskDocs } from '../mcp/ask-docs.js';
-import { createDocsMcpServer, type McpRetrieval } from '../mcp/docs-mcp-server.js';
+import type { McpRetrieval } from '../mcp/docs-mcp-server.js';
 import { PageCatalogues } from '../mcp/indexed-pages.js';
 import { DOCS_CHAT_VERSION } from '../mcp/server-version.js';
 import { clientDisconnectSignal } from './client-disconnect.js';
@@ -35,6 +34,19 @@ export interface McpRoutesOptions {
 /** JSON-RPC's generic server error, which the SDK also uses for transport-level refusals. */
 const TRANSPORT_ERROR = -32000;
 const PARSE_ERROR = -32700;
+
+/**
+ * The MCP SDK, with zod and ajv, loads with the first MCP request instead of with the server: most servers never get
+ * one, and it is the largest thing they would load (14 MB resident; issue 16 budget of 300 MB per server process).
+ */
+let mcpModules:
+  | Promise<[typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('../mcp/docs-mcp-server.js')]>
+  | undefined;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('../mcp/docs-mcp-server.js'),
+  ]));
 
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
   return reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -91,6 +103,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       }
     }
     const signal = clientDisconnectSignal(reply);
+    const [{ WebStandardStreamableHTTPServerTransport }, { createDocsMcpServer }] = await loadMcp();
     const server = createDocsMcpServer({
       retrieval,
       ask: createAskDocs(async () => chat, request.log),
