@@ -1,8 +1,9 @@
 /**
  * A server holds the SDKs of what it uses, not of every provider it could use:
  * the MCP SDK (with zod and ajv) loads with the first MCP request, and the
- * Gemini and OpenAI SDKs with the first call to those providers. The child
- * process records every module it resolves, through a module hook.
+ * Gemini and OpenAI SDKs and the Qdrant client with the first call to those
+ * providers. The child process records every module it resolves, through a
+ * module hook.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -42,7 +43,7 @@ describe('SDKs load when they are used', () => {
     await index?.remove();
   });
 
-  it('a no-key server starts without the MCP, Gemini and OpenAI SDKs, and answers MCP once asked', async () => {
+  it('a no-key server on the embedded store starts without the MCP, Gemini, OpenAI and Qdrant clients, and answers MCP once asked', async () => {
     index = await createTestIndex();
     const record = path.join(index.dataDir, 'resolved.txt');
     const hook = path.join(index.dataDir, 'record-hook.mjs');
@@ -81,6 +82,8 @@ export async function resolve(specifier, context, next) {
     expect(atStart).not.toContain('zod');
     expect(atStart).not.toContain('@google/genai');
     expect(atStart).not.toContain('openai');
+    // The embedded store, not Qdrant: neither its REST client.
+    expect(atStart).not.toContain('@qdrant/js-client-rest');
 
     const mcp = await fetch(`${url}/mcp`, {
       method: 'POST',

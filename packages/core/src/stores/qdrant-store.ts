@@ -7,8 +7,7 @@
  * count and listing filters out: it works on every 1.10+ server, whereas the
  * collection-level `metadata` field only exists on recent servers.
  */
-import { QdrantClient } from '@qdrant/js-client-rest';
-import type { Schemas } from '@qdrant/js-client-rest';
+import type { QdrantClient, Schemas } from '@qdrant/js-client-rest';
 import { DocsChatError, throwIfAborted } from '../errors.js';
 import { uuidV5 } from '../markdown/stable-id.js';
 import { indexMetaDifferences, indexMismatchError, indexMissingError, isIndexMeta, REBUILD_HINT } from './index-meta.js';
@@ -61,7 +60,7 @@ type StoredChunkPayload = ChunkPayload & { kind: 'chunk'; filePrefixes: string[]
 class QdrantStore implements VectorStore {
   readonly backend = 'qdrant' as const;
   readonly collection: string;
-  private readonly client: QdrantClient;
+  private readonly client: () => Promise<QdrantClient>;
   private readonly url: string;
   private readonly timeoutMs: number;
   private readonly upsertBatchSize: number;
@@ -73,42 +72,46 @@ class QdrantStore implements VectorStore {
     this.url = displayUrl(options.url);
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.upsertBatchSize = options.upsertBatchSize ?? 64;
-    try {
-      this.client = new QdrantClient({
-        url: options.url,
-        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-        timeout: this.timeoutMs,
-        checkCompatibility: options.checkCompatibility ?? false,
-      });
-    } catch (error) {
-      throw new DocsChatError(
-        'config_invalid',
-        `QDRANT_URL "${this.url}" is not usable: ${error instanceof Error ? error.message : String(error)}`,
-        {
-          hint: 'Set QDRANT_URL to the full URL of the Qdrant REST endpoint, e.g. http://localhost:6333.',
-        },
-      );
-    }
+    // The REST client (with undici, 18 MB resident) loads with the first call, not with this module, which the core
+    // package's index exports: a server on the embedded store never holds it (issue 16 budget of 300 MB per process).
+    const { url, apiKey } = options;
+    const checkCompatibility = options.checkCompatibility ?? false;
+    const timeout = this.timeoutMs;
+    let client: Promise<QdrantClient> | undefined;
+    this.client = () =>
+      (client ??= import('@qdrant/js-client-rest').then(({ QdrantClient }) => {
+        try {
+          return new QdrantClient({ url, ...(apiKey ? { apiKey } : {}), timeout, checkCompatibility });
+        } catch (error) {
+          throw new DocsChatError(
+            'config_invalid',
+            `QDRANT_URL "${this.url}" is not usable: ${error instanceof Error ? error.message : String(error)}`,
+            {
+              hint: 'Set QDRANT_URL to the full URL of the Qdrant REST endpoint, e.g. http://localhost:6333.',
+            },
+          );
+        }
+      }));
   }
 
   async readMeta(signal?: AbortSignal): Promise<IndexMeta | null> {
-    if (!(await this.call('checking the collection', () => this.client.collectionExists(this.collection), signal)).exists) return null;
+    if (!(await this.call('checking the collection', (client) => client.collectionExists(this.collection), signal)).exists) return null;
     const meta = await this.fetchMeta(signal);
     if (meta) this.dimensions = meta.dimensions;
     return meta;
   }
 
   async prepare(meta: IndexMeta, options: { rebuild: boolean }): Promise<void> {
-    let exists = (await this.call('checking the collection', () => this.client.collectionExists(this.collection))).exists;
+    let exists = (await this.call('checking the collection', (client) => client.collectionExists(this.collection))).exists;
     if (exists && options.rebuild) {
-      await this.call('dropping the collection for a rebuild', () => this.client.deleteCollection(this.collection));
+      await this.call('dropping the collection for a rebuild', (client) => client.deleteCollection(this.collection));
       exists = false;
     }
     if (exists) {
       await this.adoptExisting(meta);
     } else {
-      await this.call('creating the collection', () =>
-        this.client.createCollection(this.collection, {
+      await this.call('creating the collection', (client) =>
+        client.createCollection(this.collection, {
           vectors: { [DENSE]: { size: meta.dimensions, distance: 'Cosine' } },
           sparse_vectors: { [SPARSE]: { modifier: 'idf' }, [PAGE]: { modifier: 'idf' } },
         }),
@@ -117,8 +120,8 @@ class QdrantStore implements VectorStore {
     }
     // Idempotent: also adds indexes an older docs-chat did not create.
     for (const field of INDEXED_FIELDS) {
-      await this.call(`indexing payload field ${field}`, () =>
-        this.client.createPayloadIndex(this.collection, { field_name: field, field_schema: 'keyword', wait: true }),
+      await this.call(`indexing payload field ${field}`, (client) =>
+        client.createPayloadIndex(this.collection, { field_name: field, field_schema: 'keyword', wait: true }),
       );
     }
     this.dimensions = meta.dimensions;
@@ -136,7 +139,11 @@ class QdrantStore implements VectorStore {
         },
         payload: toStoredPayload(point.payload),
       }));
-      await this.call(`upserting ${batch.length} points`, () => this.client.upsert(this.collection, { wait: true, points: batch }), signal);
+      await this.call(
+        `upserting ${batch.length} points`,
+        (client) => client.upsert(this.collection, { wait: true, points: batch }),
+        signal,
+      );
     }
   }
 
@@ -144,7 +151,7 @@ class QdrantStore implements VectorStore {
     const chunkIds = ids.filter((id) => isPointId(id) && id !== META_POINT_ID);
     for (let start = 0; start < chunkIds.length; start += 256) {
       const batch = chunkIds.slice(start, start + 256);
-      await this.call(`deleting ${batch.length} points`, () => this.client.delete(this.collection, { wait: true, points: batch }), signal);
+      await this.call(`deleting ${batch.length} points`, (client) => client.delete(this.collection, { wait: true, points: batch }), signal);
     }
   }
 
@@ -155,14 +162,14 @@ class QdrantStore implements VectorStore {
         vector: { [PAGE]: { indices: [...page.sparse.indices], values: [...page.sparse.values] } },
         payload: { kind: 'page', file: page.file, docId: page.docId, filePrefixes: folderPrefixes(page.file), ...scopeFields(page.file) },
       }));
-      await this.call(`upserting ${batch.length} pages`, () => this.client.upsert(this.collection, { wait: true, points: batch }), signal);
+      await this.call(`upserting ${batch.length} pages`, (client) => client.upsert(this.collection, { wait: true, points: batch }), signal);
     }
   }
 
   async deletePages(files: string[], signal?: AbortSignal): Promise<void> {
     for (let start = 0; start < files.length; start += 256) {
       const batch = files.slice(start, start + 256).map(pagePointId);
-      await this.call(`deleting ${batch.length} pages`, () => this.client.delete(this.collection, { wait: true, points: batch }), signal);
+      await this.call(`deleting ${batch.length} pages`, (client) => client.delete(this.collection, { wait: true, points: batch }), signal);
     }
   }
 
@@ -173,7 +180,7 @@ class QdrantStore implements VectorStore {
   }
 
   async listFiles(signal?: AbortSignal): Promise<StoredFileState[]> {
-    if (!(await this.call('checking the collection', () => this.client.collectionExists(this.collection), signal)).exists) return [];
+    if (!(await this.call('checking the collection', (client) => client.collectionExists(this.collection), signal)).exists) return [];
     const files = new Map<string, StoredFileState>();
     await this.scrollAll({ must_not: [NOT_CHUNK] }, ['file', 'fileHash'], signal, (id, payload) => {
       const file = String(payload.file);
@@ -216,7 +223,7 @@ class QdrantStore implements VectorStore {
         with_payload: ['file'],
       });
     }
-    const responses = await this.call('searching', () => this.client.queryBatch(this.collection, { searches }), query.signal);
+    const responses = await this.call('searching', (client) => client.queryBatch(this.collection, { searches }), query.signal);
     const [fusedResponse, denseResponse] = responses;
     const sparseResponse = hasSparse ? responses[2] : undefined;
     const pageResponse = pageSparse ? responses[hasSparse ? 3 : 2] : undefined;
@@ -246,7 +253,7 @@ class QdrantStore implements VectorStore {
     if (wanted.length === 0) return [];
     const records = await this.call(
       `fetching ${wanted.length} chunks`,
-      () => this.client.retrieve(this.collection, { ids: wanted, with_payload: true, with_vector: false }),
+      (client) => client.retrieve(this.collection, { ids: wanted, with_payload: true, with_vector: false }),
       signal,
     );
     const byId = new Map(records.map((record) => [String(record.id), fromStoredPayload(record.payload)]));
@@ -270,12 +277,12 @@ class QdrantStore implements VectorStore {
   }
 
   async status(signal?: AbortSignal): Promise<StoreStatus> {
-    const exists = (await this.call('checking the collection', () => this.client.collectionExists(this.collection), signal)).exists;
+    const exists = (await this.call('checking the collection', (client) => client.collectionExists(this.collection), signal)).exists;
     const vectors = exists
       ? (
           await this.call(
             'counting points',
-            () => this.client.count(this.collection, { filter: { must_not: [NOT_CHUNK] }, exact: true }),
+            (client) => client.count(this.collection, { filter: { must_not: [NOT_CHUNK] }, exact: true }),
             signal,
           )
         ).count
@@ -295,12 +302,12 @@ class QdrantStore implements VectorStore {
       return;
     }
     // A collection docs-chat did not create: adopt it only if it is empty and shaped as we need.
-    const info = await this.call('reading the collection', () => this.client.getCollection(this.collection));
+    const info = await this.call('reading the collection', (client) => client.getCollection(this.collection));
     const vectors = info.config.params.vectors as Record<string, { size?: number; distance?: string }> | undefined;
     const denseConfig = vectors?.[DENSE];
     const sparseConfig = info.config.params.sparse_vectors?.[SPARSE];
     const pageConfig = info.config.params.sparse_vectors?.[PAGE];
-    const points = (await this.call('counting points', () => this.client.count(this.collection, { exact: true }))).count;
+    const points = (await this.call('counting points', (client) => client.count(this.collection, { exact: true }))).count;
     if (
       points > 0 ||
       denseConfig?.size !== meta.dimensions ||
@@ -320,8 +327,8 @@ class QdrantStore implements VectorStore {
   private async writeMeta(meta: IndexMeta, signal?: AbortSignal): Promise<void> {
     await this.call(
       'storing the index meta',
-      () =>
-        this.client.upsert(this.collection, {
+      (client) =>
+        client.upsert(this.collection, {
           wait: true,
           points: [
             { id: META_POINT_ID, vector: {}, payload: { kind: 'meta', meta: JSON.parse(JSON.stringify(meta)) as Record<string, unknown> } },
@@ -334,7 +341,7 @@ class QdrantStore implements VectorStore {
   private async fetchMeta(signal?: AbortSignal): Promise<IndexMeta | null> {
     const records = await this.call(
       'reading the index meta',
-      () => this.client.retrieve(this.collection, { ids: [META_POINT_ID], with_payload: true, with_vector: false }),
+      (client) => client.retrieve(this.collection, { ids: [META_POINT_ID], with_payload: true, with_vector: false }),
       signal,
     );
     const payload = records[0]?.payload;
@@ -364,8 +371,8 @@ class QdrantStore implements VectorStore {
     do {
       const page = await this.call(
         'listing points',
-        () =>
-          this.client.scroll(this.collection, {
+        (client) =>
+          client.scroll(this.collection, {
             filter,
             limit: PAGE_SIZE,
             with_payload: withPayload,
@@ -381,11 +388,11 @@ class QdrantStore implements VectorStore {
   }
 
   /** Runs one client call: honours the caller's signal and maps every failure to a DocsChatError. */
-  private async call<T>(operation: string, run: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async call<T>(operation: string, run: (client: QdrantClient) => Promise<T>, signal?: AbortSignal): Promise<T> {
     throwIfAborted(signal);
     const context = { url: this.url, collection: this.collection, operation, timeoutMs: this.timeoutMs, callerAborted: false };
     try {
-      const pending = run();
+      const pending = this.client().then(run);
       if (!signal) return await pending;
       // The client does not take a signal: stop waiting on abort and let the request finish (or time out) unobserved.
       pending.catch(() => undefined);
