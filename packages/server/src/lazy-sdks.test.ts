@@ -9,19 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createTestIndex, eventually, type TestIndex } from './testing/test-server.js';
+import { createTestIndex, eventually, freePort, type TestIndex } from './testing/test-server.js';
 
 const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Package names among the modules the child resolved so far. */
 async function loadedPackages(record: string): Promise<Set<string>> {

@@ -2,7 +2,7 @@ import { DocsChatError } from './core-api.js';
 import { ConversationStoreUnavailableError } from './conversations/conversation-store.js';
 import { LlmError } from './llm/chat-model.js';
 import { runServeCommand, startupFailure } from './serve-command.js';
-import { captureStderr, createTestIndex, eventually } from './testing/test-server.js';
+import { captureStderr, createTestIndex, eventually, freePort } from './testing/test-server.js';
 
 describe('docs-chat serve', () => {
   it('stops with exit code 1 and names the variable to fix when the configuration is wrong', async () => {
@@ -41,17 +41,6 @@ describe('docs-chat serve', () => {
     expect(startupFailure('odd')).toBe('odd');
   });
 });
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('docs-chat serve once started', () => {
   it('answers until SIGTERM, then stops gracefully with exit code 0', async () => {

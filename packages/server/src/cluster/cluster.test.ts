@@ -15,7 +15,7 @@ import { readWorkerCount } from '../config.js';
 import { DocsChatError } from '../core-api.js';
 import { createTestSchema, findTestPostgres } from '../conversations/test-postgres.js';
 import { runServeCommand } from '../serve-command.js';
-import { captureStderr, createTestIndex, eventually } from '../testing/test-server.js';
+import { captureStderr, createTestIndex, eventually, freePort } from '../testing/test-server.js';
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 
@@ -125,16 +125,6 @@ async function startServe(env: Record<string, string>): Promise<ServeProcess> {
       return exited;
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 const postgresUrl = await findTestPostgres();

@@ -17,6 +17,17 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import { createConversationStore } from '../conversations/create-conversation-store.js';
 import { startServer, type RunningServer } from '../server-runtime.js';
 
+/** A port nothing listens on right now, for a server started in a child process. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
 export const FIXTURE_DOCS_DIR = fileURLToPath(new URL('../__fixtures__/docs/', import.meta.url));
 
 /** A temporary DATA_DIR holding the fixture docs, ingested with the offline hashing embedder (or the neural one when asked). */
