@@ -29,7 +29,7 @@ import { QUESTION_SETS, questionSet, type QuestionSetEntry } from './question-se
 const ENGINE_CHOICES = 'ours|static|lunr|both|all';
 const USAGE =
   `Usage: pnpm eval --docs DIR --questions FILE [--k 5] [--json] [--engine ${ENGINE_CHOICES}] [--cache-dir DIR]\n` +
-  `       pnpm eval --set ${QUESTION_SETS.map((set) => set.name).join('|')}|dev|all [--engine ${ENGINE_CHOICES}] [--json] [--cache-dir DIR]\n` +
+  `       pnpm eval --set ${QUESTION_SETS.map((set) => set.name).join('|')}|dev|test|all [--engine ${ENGINE_CHOICES}] [--json] [--cache-dir DIR]\n` +
   '       pnpm eval --engine static|lunr --build SITE_BUILD_DIR --questions FILE (the index the plugin wrote into a site build)';
 
 type Engine = 'ours' | 'static' | 'lunr';
@@ -121,8 +121,8 @@ async function main(): Promise<number> {
       sets =
         values.set === 'all'
           ? [...QUESTION_SETS]
-          : values.set === 'dev'
-            ? QUESTION_SETS.filter((set) => set.role === 'dev')
+          : values.set === 'dev' || values.set === 'test'
+            ? QUESTION_SETS.filter((set) => set.role === values.set)
             : [questionSet(values.set)];
     } catch (error) {
       process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);

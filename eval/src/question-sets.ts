@@ -5,6 +5,11 @@
  * - test: frozen. Written from the pages before any retriever saw the corpus,
  *   never edited, never tuned on; run at checkpoints once a design is settled
  *   on the dev sets, and never changed in response to a per-question result.
+ *   The `-fresh` sets are held-out questions on two dev corpora: written
+ *   (2026-11-28) from the pages by someone who never saw what the retriever
+ *   returns, and committed before their first run. The corpus-wide word lists
+ *   were fitted on those corpora, so they are a weaker test than zustand, but
+ *   no weight or rule was fitted on these questions.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +41,18 @@ export const QUESTION_SETS: readonly QuestionSetEntry[] = [
     role: 'dev',
     docs: path.join(repo, 'docs-site', 'docs'),
     questions: path.join(repo, 'eval', 'docs-site.questions.json'),
+  },
+  {
+    name: 'redux-fresh',
+    role: 'test',
+    docs: path.join(shared, 'corpora', 'redux'),
+    questions: path.join(repo, 'eval', 'redux-fresh.questions.json'),
+  },
+  {
+    name: 'typescript-eslint-fresh',
+    role: 'test',
+    docs: path.join(shared, 'corpora', 'typescript-eslint'),
+    questions: path.join(repo, 'eval', 'typescript-eslint-fresh.questions.json'),
   },
   {
     name: 'zustand',
