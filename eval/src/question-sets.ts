@@ -43,6 +43,18 @@ export const QUESTION_SETS: readonly QuestionSetEntry[] = [
     questions: path.join(repo, 'eval', 'docs-site.questions.json'),
   },
   {
+    name: 'docs-site-troubleshooting',
+    role: 'dev',
+    docs: path.join(repo, 'docs-site', 'docs'),
+    questions: path.join(repo, 'eval', 'docs-site-troubleshooting.questions.json'),
+  },
+  {
+    name: 'typescript-eslint-troubleshooting',
+    role: 'dev',
+    docs: path.join(shared, 'corpora', 'typescript-eslint'),
+    questions: path.join(repo, 'eval', 'typescript-eslint-troubleshooting.questions.json'),
+  },
+  {
     name: 'redux-fresh',
     role: 'test',
     docs: path.join(shared, 'corpora', 'redux'),
