@@ -78,6 +78,8 @@ export interface ScopeProfile {
   companionMinIdf: number;
   /** A name held by at least this many sections is a subject of the docs: the missing-name rule leaves it alone. */
   subjectNameSections: number;
+  /** Least share of the question's IDF weight a name must hold for the name rules to refuse it: the question is about it. */
+  nameMinShare: number;
   /** In-scope pseudo-questions allowed below a fitted threshold. */
   fitInScopeMissRate: number;
   /** Quantile of the off-topic questions' vocabulary and evidence where those thresholds are fitted. */
@@ -144,6 +146,7 @@ export const SHARED_PROFILE: Sections = {
     nameContextSections: 10,
     companionMinIdf: 2,
     subjectNameSections: 10,
+    nameMinShare: 0.1,
     fitInScopeMissRate: 0.02,
     fitLexicalQuantile: 0.5,
     denseRule: 1,
@@ -188,6 +191,8 @@ export const PROFILE_SOURCES: ProfileSources = {
     companionMinIdf: 'not fitted: about "in fewer than one chunk in seven", so common words prove nothing',
     subjectNameSections:
       'not fitted: as many sections as nameContextSections looks at; off-topic names of the dev sets sit in 0..2 pages, a subject of the docs in many (redux dev set: 1 in-scope question fewer refused, off-topic refusals unchanged)',
+    nameMinShare:
+      "not fitted (between the two groups): the names of the dev sets' off-topic questions hold 0.15..0.33 of their question's IDF weight; names in the pasted output of the troubleshooting dev sets 0.02..0.05 (8 of 9 wrong refusals there undone, off-topic refusals unchanged)",
     fitInScopeMissRate: 'the issue target: at most 2% of in-scope questions wrongly refused',
     fitLexicalQuantile:
       'three dev sets (local and neural): off-topic medians 0.22..0.27 vocabulary, 0.43..0.52 evidence, under every in-scope dev question (lowest 0.44 / 0.66)',
@@ -230,6 +235,7 @@ export const PROFILE_RANGES: ProfileRanges = {
     nameContextSections: [1, 50],
     companionMinIdf: [0, 10],
     subjectNameSections: [1, 1000],
+    nameMinShare: [0, 1],
     fitInScopeMissRate: [0, 0.2],
     fitLexicalQuantile: [0, 1],
     denseRule: [0, 1],

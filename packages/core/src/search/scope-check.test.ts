@@ -40,7 +40,7 @@ const RESULT: HybridResult = {
 /** Word statistics of 200 sections, `heldBy` of which name the helper library Draftkit. */
 function statistics(heldBy: number): TermStatistics {
   const df = new Map<string, number>();
-  const words = analyzeTerms(RESULT.fused.map((point) => point.payload.indexText).join(' ') + ' deeply without update');
+  const words = analyzeTerms(RESULT.fused.map((point) => point.payload.indexText).join(' ') + ' deeply without update nowhere');
   for (const word of words) df.set(word, 20);
   df.set(analyzeTerms('Draftkit')[0] as string, heldBy);
   return { chunks: 200, df };
@@ -74,5 +74,20 @@ describe('out-of-scope names', () => {
     expect(
       judgeScope(question, RESULT, statistics(LIMITS.subjectNameSections), CALIBRATION, undefined, LIMITS).signals.missingNames,
     ).toEqual(['Vuex']);
+  });
+
+  it('leaves alone a name a long question mentions in passing, and refuses it when the question is about it', () => {
+    const long =
+      'Our reducers are pure: every level of a nested object is copied with the spread operator, a new array is returned ' +
+      'with map or filter instead of changing the old one in place, arguments are never changed, and Draftkit is nowhere. ' +
+      'How do I copy a deeply nested field by hand before I change it?';
+    const stats = statistics(2);
+    expect(scopeSignals(long, RESULT, stats, undefined, LIMITS).missingNames).toEqual([]);
+    expect(judgeScope(long, RESULT, stats, CALIBRATION, undefined, LIMITS).outOfScope).toBe(false);
+    // The share is the profile's: with no minimum the passing mention refuses the question again.
+    expect(scopeSignals(long, RESULT, stats, undefined, { ...LIMITS, nameMinShare: 0 }).missingNames).toEqual(['Draftkit']);
+    expect(judgeScope('How do I install Draftkit?', RESULT, stats, CALIBRATION, undefined, LIMITS).signals.missingNames).toEqual([
+      'Draftkit',
+    ]);
   });
 });

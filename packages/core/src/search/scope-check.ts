@@ -36,7 +36,10 @@ export interface ScopeCalibration {
 }
 
 /** Counts of the scope profile (retrieval-profile.ts, `scope`). */
-export type ScopeLimits = Pick<ScopeProfile, 'coverageSections' | 'nameContextSections' | 'companionMinIdf' | 'subjectNameSections'>;
+export type ScopeLimits = Pick<
+  ScopeProfile,
+  'coverageSections' | 'nameContextSections' | 'companionMinIdf' | 'subjectNameSections' | 'nameMinShare'
+>;
 const DEFAULT_LIMITS: ScopeLimits = SHARED_PROFILE.scope;
 
 export interface ScopeSignals {
@@ -145,14 +148,21 @@ export function scopeSignals(
   // sections is one of their subjects ("... without Immer" on docs that teach Immer): the question may be about
   // something else of it, and the other signals judge it.
   const isSubject = (word: string) => (stats?.df.get(word) ?? 0) >= limits.subjectNameSections;
-  const missingNames = nameLikeWords(query).filter((name) => {
+  // A name is what the question is about only when it holds a fair share of the question's weight. In a long
+  // question a name is mostly the reader's setting ("our Netlify build") or a word of pasted output the splitter
+  // kept ("Container ... Healthy"), while the rest of the question is squarely in the docs.
+  const central = (word: string) => mass > 0 && idf(word) / mass >= limits.nameMinShare;
+  const namesAsked = nameLikeWords(query).filter((name) => {
     const whole = analyzeTerms(name)[0];
-    return whole !== undefined && !covered(whole) && !isSubject(whole);
+    return whole !== undefined && central(whole);
+  });
+  const missingNames = namesAsked.filter((name) => {
+    const whole = analyzeTerms(name)[0] as string;
+    return !covered(whole) && !isSubject(whole);
   });
   const sectionWords = result.fused.slice(0, limits.nameContextSections).map((point) => analysisOf(point.payload).words);
-  const lonelyNames = nameLikeWords(query).filter((name) => {
-    const whole = analyzeTerms(name)[0];
-    if (whole === undefined) return false;
+  const lonelyNames = namesAsked.filter((name) => {
+    const whole = analyzeTerms(name)[0] as string;
     const companions = words.filter((word) => word !== whole && idf(word) > limits.companionMinIdf);
     const withName = sectionWords.filter((section) => section.has(whole));
     return companions.length > 0 && withName.length > 0 && !withName.some((section) => companions.some((word) => section.has(word)));
