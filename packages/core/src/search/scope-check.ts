@@ -152,21 +152,20 @@ export function scopeSignals(
   // question a name is mostly the reader's setting ("our Netlify build") or a word of pasted output the splitter
   // kept ("Container ... Healthy"), while the rest of the question is squarely in the docs.
   const central = (word: string) => mass > 0 && idf(word) / mass >= limits.nameMinShare;
-  const namesAsked = nameLikeWords(query).filter((name) => {
+  // Each name with its analysed whole form, once.
+  const namesAsked = nameLikeWords(query).flatMap((name) => {
     const whole = analyzeTerms(name)[0];
-    return whole !== undefined && central(whole);
+    return whole !== undefined && central(whole) ? [{ name, whole }] : [];
   });
-  const missingNames = namesAsked.filter((name) => {
-    const whole = analyzeTerms(name)[0] as string;
-    return !covered(whole) && !isSubject(whole);
-  });
+  const missingNames = namesAsked.filter(({ whole }) => !covered(whole) && !isSubject(whole)).map(({ name }) => name);
   const sectionWords = result.fused.slice(0, limits.nameContextSections).map((point) => analysisOf(point.payload).words);
-  const lonelyNames = namesAsked.filter((name) => {
-    const whole = analyzeTerms(name)[0] as string;
-    const companions = words.filter((word) => word !== whole && idf(word) > limits.companionMinIdf);
-    const withName = sectionWords.filter((section) => section.has(whole));
-    return companions.length > 0 && withName.length > 0 && !withName.some((section) => companions.some((word) => section.has(word)));
-  });
+  const lonelyNames = namesAsked
+    .filter(({ whole }) => {
+      const companions = words.filter((word) => word !== whole && idf(word) > limits.companionMinIdf);
+      const withName = sectionWords.filter((section) => section.has(whole));
+      return companions.length > 0 && withName.length > 0 && !withName.some((section) => companions.some((word) => section.has(word)));
+    })
+    .map(({ name }) => name);
   return { vocabulary: mass > 0 ? knownMass / mass : 0, coverage: mass > 0 ? coveredMass / mass : 0, dense, missingNames, lonelyNames };
 }
 
