@@ -1,6 +1,6 @@
 /**
  * `pnpm eval --docs DIR --questions FILE [--k 5] [--json] [--engine ours|static|lunr|both|all] [--cache-dir DIR]`
- * `pnpm eval --set redux|typescript-eslint|docs-site|zustand|dev|all [--engine ...]`
+ * `pnpm eval --set redux|typescript-eslint|docs-site|zustand|fastify|...|dev|test|all [--engine ...]`
  * `pnpm eval --engine static|lunr --build SITE_BUILD_DIR --questions FILE`
  *
  * Engines:
@@ -25,6 +25,8 @@ import { readQuestionSet } from './question-set.js';
 import { evaluateRetriever, formatComparison, formatEvaluation, type EvaluationReport } from './evaluate.js';
 import { evaluateInBrowserEngine, type SectionSource } from './engines/in-browser-evaluation.js';
 import { QUESTION_SETS, questionSet, type QuestionSetEntry } from './question-sets.js';
+import { describeUnmatched, unmatchedExpectations, type UnmatchedExpectation } from './hit-matching.js';
+import { loadMarkdownCorpus } from './engines/markdown-corpus.js';
 
 const ENGINE_CHOICES = 'ours|static|lunr|both|all';
 const USAGE =
@@ -77,6 +79,25 @@ async function evaluateOurs(
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Expected sections of the set that no section of its markdown can match (a misspelt heading, a renamed
+ * page, docs that changed since the questions were written), each printed with what to fix: such a
+ * question can never count as found. Nothing to check for a site build's index or a missing folder
+ * (the engine then says what is wrong).
+ */
+async function checkExpectations(set: QuestionSetEntry & { build?: string }): Promise<UnmatchedExpectation[]> {
+  if (set.build || !set.docs) return [];
+  let chunks;
+  try {
+    chunks = (await loadMarkdownCorpus(set.docs)).chunks;
+  } catch {
+    return [];
+  }
+  const unmatched = unmatchedExpectations(await readQuestionSet(set.questions), chunks);
+  for (const entry of unmatched) process.stderr.write(`eval: ${set.name}: ${describeUnmatched(entry, set.docs)}\n`);
+  return unmatched;
 }
 
 async function main(): Promise<number> {
@@ -147,6 +168,7 @@ async function main(): Promise<number> {
   try {
     const rows: { set: string; role: string; engine: Engine; report: EvaluationReport }[] = [];
     for (const set of sets) {
+      const unmatched = await checkExpectations(set);
       for (const engine of engines) {
         let result: { report: EvaluationReport; summary: string };
         if (engine === 'ours') {
@@ -161,7 +183,8 @@ async function main(): Promise<number> {
             return 1;
           }
         }
-        const { report, summary } = result;
+        const { summary } = result;
+        const report = unmatched.length > 0 ? { ...result.report, unmatched_expected: unmatched } : result.report;
         rows.push({ set: set.name, role: set.role, engine, report });
         if (!values.json && sets.length === 1 && engines.length === 1) {
           process.stdout.write(`${summary}\n\n${formatEvaluation(report)}\n`);

@@ -1,7 +1,7 @@
 /** Scores a retriever on a golden question set. */
 import type { Retriever } from '@docs-chat/core';
 import type { GoldenQuestion } from './question-set.js';
-import { matchesAny } from './hit-matching.js';
+import { matchesAny, type UnmatchedExpectation } from './hit-matching.js';
 
 export interface QuestionResult {
   id: string;
@@ -37,6 +37,8 @@ export interface EvaluationReport {
   /** The in-scope figures by question kind (keyword, paraphrase, howto, troubleshooting, conceptual, multi-section). */
   by_kind: Record<string, KindFigures>;
   questions: QuestionResult[];
+  /** Expected sections no section of the docs can match (hit-matching.ts), when there are any. */
+  unmatched_expected?: UnmatchedExpectation[];
 }
 
 export interface KindFigures {

@@ -49,10 +49,10 @@ function quotedSources<T>(answer: string, cited: T[]): T[] {
   return cited.filter((_, index) => quoted.has(numbers[index] ?? -1));
 }
 
-/** Whether a source the answer quotes is one of the question's expected sections (a page's opening has only the title in its path). */
+/** Whether a source the answer quotes is one of the question's expected sections (a page's opening has only the title in its path; a cited source carries no text, so its heading path decides). */
 function quotesExpectedSection(entry: ExtractiveAnswer): boolean {
   return quotedSources(entry.answer, entry.cited).some((source) =>
-    matchesAny({ ...source, depth: source.headingPath.length }, entry.expected),
+    matchesAny({ ...source, depth: source.headingPath.length, text: '' }, entry.expected),
   );
 }
 

@@ -10,7 +10,13 @@
  *   returns, and committed before their first run. The corpus-wide word lists
  *   were fitted on those corpora, so they are a weaker test than zustand, but
  *   no weight or rule was fitted on these questions.
+ *   `fastify` (2026-11-29) is a second blind corpus: the docs folder the
+ *   fastify package ships (the server's own dependency, so it is installed
+ *   wherever the workspace is), its questions committed before any retriever
+ *   ran on it. They were written against fastify 5.12.8; a newer fastify may
+ *   move a heading, which the report then shows as a miss.
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +33,17 @@ export interface QuestionSetEntry {
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shared = path.resolve(repo, '..', 'shared');
+
+/** The docs folder inside the installed fastify package (resolved from the server, which depends on it). */
+function fastifyDocs(): string {
+  try {
+    const manifest = createRequire(path.join(repo, 'packages', 'server', 'package.json')).resolve('fastify/package.json');
+    return path.join(path.dirname(manifest), 'docs');
+  } catch {
+    // Not installed: the evaluation then says the docs folder is missing (run `pnpm install`).
+    return path.join(repo, 'packages', 'server', 'node_modules', 'fastify', 'docs');
+  }
+}
 
 export const QUESTION_SETS: readonly QuestionSetEntry[] = [
   { name: 'redux', role: 'dev', docs: path.join(shared, 'corpora', 'redux'), questions: path.join(shared, 'eval', 'redux.questions.json') },
@@ -71,6 +88,12 @@ export const QUESTION_SETS: readonly QuestionSetEntry[] = [
     role: 'test',
     docs: path.join(shared, 'corpora', 'zustand'),
     questions: path.join(repo, 'eval', 'zustand.questions.json'),
+  },
+  {
+    name: 'fastify',
+    role: 'test',
+    docs: fastifyDocs(),
+    questions: path.join(repo, 'eval', 'fastify.questions.json'),
   },
 ];
 
