@@ -10,12 +10,17 @@
  *   returns, and committed before their first run. The corpus-wide word lists
  *   were fitted on those corpora, so they are a weaker test than zustand, but
  *   no weight or rule was fitted on these questions.
+ *   `pino` and `undici` (2026-11-29) are dev sets on the docs those packages
+ *   ship (dependencies of the server and of the Qdrant client), written from
+ *   the pages without running a retriever, so the profile is judged on more
+ *   corpora than the three it was first fitted on.
  *   `fastify` (2026-11-29) is a second blind corpus: the docs folder the
  *   fastify package ships (the server's own dependency, so it is installed
  *   wherever the workspace is), its questions committed before any retriever
  *   ran on it. They were written against fastify 5.12.8; a newer fastify may
  *   move a heading, which the report then shows as a miss.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,14 +39,35 @@ export interface QuestionSetEntry {
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shared = path.resolve(repo, '..', 'shared');
 
-/** The docs folder inside the installed fastify package (resolved from the server, which depends on it). */
-function fastifyDocs(): string {
+/** The package.json of `name` as seen from `manifest`; through its entry point when its exports hide package.json. */
+function packageManifest(manifest: string, name: string): string {
+  const require = createRequire(manifest);
   try {
-    const manifest = createRequire(path.join(repo, 'packages', 'server', 'package.json')).resolve('fastify/package.json');
+    return require.resolve(`${name}/package.json`);
+  } catch {
+    let folder = path.dirname(require.resolve(name));
+    while (!fs.existsSync(path.join(folder, 'package.json')) || !folder.endsWith(path.join('node_modules', name))) {
+      const parent = path.dirname(folder);
+      if (parent === folder) throw new Error(`No package.json for ${name}`);
+      folder = parent;
+    }
+    return path.join(folder, 'package.json');
+  }
+}
+
+/**
+ * The docs folder a package of the workspace's dependencies ships, found by resolving each package of
+ * `chain` from the one before it, starting at `from` (pnpm installs only declared dependencies where a
+ * package can resolve them).
+ */
+function shippedDocs(from: string, chain: readonly string[]): string {
+  let manifest = path.join(repo, from, 'package.json');
+  try {
+    for (const name of chain) manifest = packageManifest(manifest, name);
     return path.join(path.dirname(manifest), 'docs');
   } catch {
     // Not installed: the evaluation then says the docs folder is missing (run `pnpm install`).
-    return path.join(repo, 'packages', 'server', 'node_modules', 'fastify', 'docs');
+    return path.join(repo, from, 'node_modules', ...chain.slice(-1), 'docs');
   }
 }
 
@@ -72,6 +98,18 @@ export const QUESTION_SETS: readonly QuestionSetEntry[] = [
     questions: path.join(repo, 'eval', 'typescript-eslint-troubleshooting.questions.json'),
   },
   {
+    name: 'pino',
+    role: 'dev',
+    docs: shippedDocs('packages/server', ['pino']),
+    questions: path.join(repo, 'eval', 'pino.questions.json'),
+  },
+  {
+    name: 'undici',
+    role: 'dev',
+    docs: shippedDocs('packages/core', ['@qdrant/js-client-rest', 'undici']),
+    questions: path.join(repo, 'eval', 'undici.questions.json'),
+  },
+  {
     name: 'redux-fresh',
     role: 'test',
     docs: path.join(shared, 'corpora', 'redux'),
@@ -92,7 +130,7 @@ export const QUESTION_SETS: readonly QuestionSetEntry[] = [
   {
     name: 'fastify',
     role: 'test',
-    docs: fastifyDocs(),
+    docs: shippedDocs('packages/server', ['fastify']),
     questions: path.join(repo, 'eval', 'fastify.questions.json'),
   },
 ];
