@@ -2,8 +2,9 @@
  * When a retrieved chunk counts as a hit for an expected section: same file,
  * and either the expected heading is null and the chunk sits under no heading
  * deeper than the page title, or the heading is one of the chunk's heading
- * path entries, or an H4–H6 heading the chunk holds whole. Headings are compared as rendered text, so inline markdown in
- * the question file (`code`, [links](...), *emphasis*) does not matter.
+ * path entries, or it is an H4–H6 heading the chunk holds whole. Headings are
+ * compared as rendered text, so inline markdown in the question file (`code`,
+ * [links](...), *emphasis*) does not matter.
  */
 import type { Chunk } from '@docs-chat/core';
 import type { ExpectedSection } from './question-set.js';

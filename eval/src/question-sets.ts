@@ -17,8 +17,10 @@
  *   `fastify` (2026-11-29) is a second blind corpus: the docs folder the
  *   fastify package ships (the server's own dependency, so it is installed
  *   wherever the workspace is), its questions committed before any retriever
- *   ran on it. They were written against fastify 5.12.8; a newer fastify may
- *   move a heading, which the report then shows as a miss.
+ *   ran on it.
+ *   The three were written against pino 10.4.0, undici 6.29.1 and fastify
+ *   5.12.8. A release that renames a heading they expect makes
+ *   question-sets.test.ts fail, naming the question to fix.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
