@@ -62,7 +62,11 @@ export function unmatchedExpectations(
   chunks: readonly MatchedChunk[],
 ): UnmatchedExpectation[] {
   const byFile = new Map<string, MatchedChunk[]>();
-  for (const chunk of chunks) byFile.set(chunk.file, [...(byFile.get(chunk.file) ?? []), chunk]);
+  for (const chunk of chunks) {
+    const sections = byFile.get(chunk.file);
+    if (sections) sections.push(chunk);
+    else byFile.set(chunk.file, [chunk]);
+  }
   const unmatched: UnmatchedExpectation[] = [];
   for (const question of questions) {
     for (const expected of question.expected) {
