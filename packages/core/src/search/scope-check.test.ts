@@ -76,6 +76,15 @@ describe('out-of-scope names', () => {
     ).toEqual(['Vuex']);
   });
 
+  it('does not take a number with its unit for a name: a reader quoting a size is not asking about another product', () => {
+    const stats = statistics(2);
+    expect(scopeSignals('Is 400MB normal for a nested field update by hand?', RESULT, stats, undefined, LIMITS).missingNames).toEqual([]);
+    // The same place held by a word of capitals is still a name the docs lack.
+    expect(scopeSignals('Is FOURMB normal for a nested field update by hand?', RESULT, stats, undefined, LIMITS).missingNames).toEqual([
+      'FOURMB',
+    ]);
+  });
+
   it('leaves alone a name a long question mentions in passing, and refuses it when the question is about it', () => {
     const long =
       'Our reducers are pure: every level of a nested object is copied with the spread operator, a new array is returned ' +

@@ -71,7 +71,7 @@ export const COMMON_ACRONYMS: ReadonlySet<string> = new Set(
 
 /**
  * Words of the question written as names of things: capitalised after the
- * first word of a sentence or line, or all caps. Identifiers (`getState`,
+ * first word of a sentence or line, or all caps (but not a number with a unit). Identifiers (`getState`,
  * `sessionStorage`) and exception names (`TypeError`) are not: a reader quotes
  * them from code or an error, and they are evidence to search for, not the
  * name of another product.
@@ -88,6 +88,8 @@ function nameLikeWords(query: string): string[] {
       if (/^I(['’]|$)/.test(word)) return;
       // Two-letter capitals ("OK", "UI", "JS") are words or too generic to name anything.
       if (bare.length < 3 && /^[\p{Lu}\p{N}]+$/u.test(bare)) return;
+      // A number with its unit ("400MB", "2GB", "5XX") is a quantity, not the name of a product.
+      if (/^\p{N}/u.test(bare)) return;
       if (COMMON_ACRONYMS.has(bare.replace(/s$/, 'S'))) return;
       // An identifier: a capital after a lower-case letter (`getState`, `TypeError`), or a name ending like an exception.
       if (/\p{Ll}\p{Lu}/u.test(bare) && !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(bare)) return;
