@@ -163,6 +163,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
             minVocabulary: calibration.minVocabulary,
             minEvidence: calibration.minEvidence,
             minDense: calibration.minDense,
+            denseVetoCoverage: profile.scope.denseVetoCoverage,
           },
           ...(query === question ? {} : { condensedQuestion: query }),
         };

@@ -100,3 +100,27 @@ describe('out-of-scope names', () => {
     ]);
   });
 });
+
+describe('the dense rule', () => {
+  const DENSE: ScopeCalibration = { minVocabulary: 0.3, minEvidence: 0.5, minDense: 0.3 };
+  /** The best cosine 0.23: below the dense threshold, as a small encoder gives a short question about a name it never learned. */
+  const FAR: HybridResult = { ...RESULT, dense: [{ id: pointId(1), score: 0.23 }] };
+
+  it('refuses a question its cosine puts far from every section when the best sections hold few of its words', () => {
+    const question = 'How long should bread dough rest before a nested field is baked?';
+    const signals = scopeSignals(question, FAR, statistics(2), undefined, LIMITS);
+    expect(signals.coverage).toBeLessThan(LIMITS.denseVetoCoverage);
+    expect(judgeScope(question, FAR, statistics(2), DENSE, undefined, LIMITS).outOfScope).toBe(true);
+  });
+
+  it('lets the words overrule a low cosine when the best sections hold most of them', () => {
+    const question = 'How do I update a nested field by hand?';
+    const signals = scopeSignals(question, FAR, statistics(2), undefined, LIMITS);
+    expect(signals.coverage).toBeGreaterThanOrEqual(LIMITS.denseVetoCoverage);
+    const verdict = judgeScope(question, FAR, statistics(2), DENSE, undefined, LIMITS);
+    expect(verdict.outOfScope).toBe(false);
+    expect(verdict.confidence).toBeGreaterThan(0.5);
+    // With the exemption off (a coverage no question reaches), the cosine refuses it as before.
+    expect(judgeScope(question, FAR, statistics(2), DENSE, undefined, { ...LIMITS, denseVetoCoverage: 1.01 }).outOfScope).toBe(true);
+  });
+});

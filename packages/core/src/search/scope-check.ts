@@ -38,7 +38,7 @@ export interface ScopeCalibration {
 /** Counts of the scope profile (retrieval-profile.ts, `scope`). */
 export type ScopeLimits = Pick<
   ScopeProfile,
-  'coverageSections' | 'nameContextSections' | 'companionMinIdf' | 'subjectNameSections' | 'nameMinShare'
+  'coverageSections' | 'nameContextSections' | 'companionMinIdf' | 'subjectNameSections' | 'nameMinShare' | 'denseVetoCoverage'
 >;
 const DEFAULT_LIMITS: ScopeLimits = SHARED_PROFILE.scope;
 
@@ -177,6 +177,20 @@ function margin(value: number, threshold: number): number {
   return value >= threshold ? 0.5 + (0.5 * (value - threshold)) / Math.max(1 - threshold, 1e-9) : (0.5 * value) / threshold;
 }
 
+/**
+ * The dense rule alone refuses a question its cosine puts far from every section, unless the best sections hold
+ * most of the question's words: a small encoder gives short questions about names it never learned ("what happens
+ * if Qdrant goes down?") low cosines even against the section that answers them, and the words are the better
+ * evidence there. Off-topic questions that share words with the docs share few of them with their best sections.
+ */
+function denseVetoes(
+  signals: Pick<ScopeSignals, 'dense' | 'coverage'>,
+  calibration: Pick<ScopeCalibration, 'minDense'>,
+  limits: Pick<ScopeLimits, 'denseVetoCoverage'> = DEFAULT_LIMITS,
+): boolean {
+  return signals.dense < calibration.minDense && signals.coverage < limits.denseVetoCoverage;
+}
+
 export function judgeScope(
   query: string,
   result: HybridResult,
@@ -188,7 +202,8 @@ export function judgeScope(
   const signals = scopeSignals(query, result, stats, synonymsOf, limits);
   const vocabularyMargin = margin(signals.vocabulary, calibration.minVocabulary);
   const evidenceMargin = margin((signals.coverage + signals.dense) / 2, calibration.minEvidence / 2);
-  const denseMargin = margin(signals.dense, calibration.minDense);
+  // A cosine the words overrule (denseVetoes) does not lower the confidence either.
+  const denseMargin = signals.coverage >= limits.denseVetoCoverage ? 1 : margin(signals.dense, calibration.minDense);
   const confidence = Math.max(0, Math.min(1, vocabularyMargin, evidenceMargin, denseMargin));
   const outOfScope =
     result.fused.length === 0 ||
@@ -196,6 +211,6 @@ export function judgeScope(
     signals.lonelyNames.length > 0 ||
     signals.vocabulary < calibration.minVocabulary ||
     signals.coverage + signals.dense < calibration.minEvidence ||
-    signals.dense < calibration.minDense;
+    denseVetoes(signals, calibration, limits);
   return { outOfScope, confidence: outOfScope ? Math.min(confidence, 0.49) : Math.max(confidence, 0.5), signals };
 }

@@ -69,8 +69,10 @@ export interface SearchExplanation {
     minVocabulary: number;
     /** Out of scope below this sum of coverage and dense. */
     minEvidence: number;
-    /** Out of scope below this best dense cosine (0: the rule is off for this index). */
+    /** Out of scope below this best dense cosine (0: the rule is off for this index)... */
     minDense: number;
+    /** ...unless the best sections hold at least this share of the question's words (`coverage`). */
+    denseVetoCoverage: number;
   };
   /** What was searched for when the question was too long to search with as it is (question-parts.ts). */
   condensedQuestion?: string;

@@ -24,7 +24,7 @@ export function formatExplanation(response: SearchResponse, explanation: SearchE
     `  verdict: ${verdict} (confidence ${response.confidence.toFixed(2)}); out of scope when any line below is marked ✗ (thresholds fitted on this index at ingest, or SCOPE_MIN_*)`,
     `    ${scope.vocabulary >= scope.minVocabulary ? '✓' : '✗'} vocabulary ${percent(scope.vocabulary)} (at least ${scope.minVocabulary}): share of the question's informative words the docs use anywhere`,
     `    ${evidence >= scope.minEvidence ? '✓' : '✗'} coverage ${percent(scope.coverage)} + dense ${percent(scope.dense)} = ${percent(evidence)} (at least ${scope.minEvidence}): words found in the best sections, plus the best cosine`,
-    `    ${scope.dense >= scope.minDense ? '✓' : '✗'} dense ${percent(scope.dense)} (at least ${scope.minDense}${scope.minDense === 0 ? ': no dense rule for this embedder and index' : ''}): the best cosine alone`,
+    `    ${scope.dense >= scope.minDense || scope.coverage >= scope.denseVetoCoverage ? '✓' : '✗'} dense ${percent(scope.dense)} (at least ${scope.minDense}${scope.minDense === 0 ? ': no dense rule for this embedder and index' : `, or coverage at least ${scope.denseVetoCoverage}`}): the best cosine alone, unless the best sections hold most of the question's words`,
     `    ${scope.missingNames.length === 0 ? '✓' : '✗'} names no top section mentions: ${scope.missingNames.join(', ') || 'none'}`,
     `    ${scope.lonelyNames.length === 0 ? '✓' : '✗'} names mentioned only apart from the question's other words: ${scope.lonelyNames.join(', ') || 'none'}`,
   ];
