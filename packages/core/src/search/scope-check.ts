@@ -71,10 +71,11 @@ export const COMMON_ACRONYMS: ReadonlySet<string> = new Set(
 
 /**
  * Words of the question written as names of things: capitalised after the
- * first word of a sentence or line, or all caps (but not a number with a unit). Identifiers (`getState`,
- * `sessionStorage`) and exception names (`TypeError`) are not: a reader quotes
- * them from code or an error, and they are evidence to search for, not the
- * name of another product.
+ * first word of a sentence or line, or all caps. Identifiers (`getState`,
+ * `sessionStorage`), exception names (`TypeError`) and numbers with a unit
+ * (`400MB`) are not: a reader quotes them from code, an error or a
+ * measurement, and they are evidence to search for, not the name of another
+ * product.
  */
 function nameLikeWords(query: string): string[] {
   const names: string[] = [];
@@ -177,20 +178,6 @@ function margin(value: number, threshold: number): number {
   return value >= threshold ? 0.5 + (0.5 * (value - threshold)) / Math.max(1 - threshold, 1e-9) : (0.5 * value) / threshold;
 }
 
-/**
- * The dense rule alone refuses a question its cosine puts far from every section, unless the best sections hold
- * most of the question's words: a small encoder gives short questions about names it never learned ("what happens
- * if Qdrant goes down?") low cosines even against the section that answers them, and the words are the better
- * evidence there. Off-topic questions that share words with the docs share few of them with their best sections.
- */
-function denseVetoes(
-  signals: Pick<ScopeSignals, 'dense' | 'coverage'>,
-  calibration: Pick<ScopeCalibration, 'minDense'>,
-  limits: Pick<ScopeLimits, 'denseVetoCoverage'> = DEFAULT_LIMITS,
-): boolean {
-  return signals.dense < calibration.minDense && signals.coverage < limits.denseVetoCoverage;
-}
-
 export function judgeScope(
   query: string,
   result: HybridResult,
@@ -202,8 +189,13 @@ export function judgeScope(
   const signals = scopeSignals(query, result, stats, synonymsOf, limits);
   const vocabularyMargin = margin(signals.vocabulary, calibration.minVocabulary);
   const evidenceMargin = margin((signals.coverage + signals.dense) / 2, calibration.minEvidence / 2);
-  // A cosine the words overrule (denseVetoes) does not lower the confidence either.
-  const denseMargin = signals.coverage >= limits.denseVetoCoverage ? 1 : margin(signals.dense, calibration.minDense);
+  // The dense rule alone refuses a question its cosine puts far from every section, unless the best sections hold
+  // most of the question's words: a small encoder gives short questions about names it never learned ("what happens
+  // if Qdrant goes down?") low cosines even against the section that answers them, and the words are the better
+  // evidence there. Off-topic questions that share words with the docs share few of them with their best sections.
+  // A cosine the words overrule does not lower the confidence either.
+  const wordsOverruleDense = signals.coverage >= limits.denseVetoCoverage;
+  const denseMargin = wordsOverruleDense ? 1 : margin(signals.dense, calibration.minDense);
   const confidence = Math.max(0, Math.min(1, vocabularyMargin, evidenceMargin, denseMargin));
   const outOfScope =
     result.fused.length === 0 ||
@@ -211,6 +203,6 @@ export function judgeScope(
     signals.lonelyNames.length > 0 ||
     signals.vocabulary < calibration.minVocabulary ||
     signals.coverage + signals.dense < calibration.minEvidence ||
-    denseVetoes(signals, calibration, limits);
+    (signals.dense < calibration.minDense && !wordsOverruleDense);
   return { outOfScope, confidence: outOfScope ? Math.min(confidence, 0.49) : Math.max(confidence, 0.5), signals };
 }
