@@ -35,6 +35,11 @@ export interface StoreConfig {
 export interface CoreConfig {
   /** Where the embedded store, the embedding cache and locks live. */
   dataDir: string;
+  /**
+   * Where document vectors are cached (EMBEDDING_CACHE_DIR), when not `${dataDir}/embedding-cache`: a
+   * deployment whose DATA_DIR is thrown away with each container keeps the cache on a volume of its own.
+   */
+  embeddingCacheDir?: string;
   /** Default docs folder for `ingest`. */
   docsDir: string;
   /**
@@ -225,6 +230,8 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
     scope: {},
     profileOverrides: profileOverrides(env, cwd),
   };
+  const embeddingCacheDir = text(env, 'EMBEDDING_CACHE_DIR');
+  if (embeddingCacheDir !== undefined) config.embeddingCacheDir = path.resolve(cwd, embeddingCacheDir);
   const siteDir = text(env, 'DOCS_SITE_DIR');
   const siteConfigFile = text(env, 'DOCS_SITE_CONFIG');
   if (siteConfigFile !== undefined && siteDir === undefined) {

@@ -52,7 +52,7 @@ export function createEmbedderFromConfig(config: CoreConfig, purpose: 'ingest' |
 
 export type RunIngestOptions = Omit<IngestOptions, 'docsDir' | 'routeBasePath' | 'permalinksFile'> & {
   docsDir?: string;
-  /** Where document embeddings are cached (default `${DATA_DIR}/embedding-cache`); evaluations share one across throwaway indexes. */
+  /** Where document embeddings are cached (default EMBEDDING_CACHE_DIR, else `${DATA_DIR}/embedding-cache`); evaluations share one across throwaway indexes. */
   embeddingCacheDir?: string;
 };
 
@@ -151,7 +151,10 @@ async function withIngestDependencies<T>(
   const store = createVectorStoreFromConfig(config);
   const embedding = createEmbeddingPipeline({
     embedder,
-    cache: createFileEmbeddingCache({ directory: options.embeddingCacheDir ?? path.join(config.dataDir, 'embedding-cache'), embedder }),
+    cache: createFileEmbeddingCache({
+      directory: options.embeddingCacheDir ?? config.embeddingCacheDir ?? path.join(config.dataDir, 'embedding-cache'),
+      embedder,
+    }),
     // Keep every worker thread of a local model busy, and a remote provider at its usual two batches.
     concurrency: Math.max(2, config.embedder.threads ?? (embedder.provider === 'neural' ? defaultNeuralThreads() : 2)),
   });

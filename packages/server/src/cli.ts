@@ -42,18 +42,21 @@ function loadDotEnv(): void {
 
 const COMMANDS = new Set(['ingest', 'search', 'insights', 'serve', 'mcp']);
 
-/** A DATA_DIR whose parent folder is missing is almost always a typo: say so instead of creating a tree. */
-function dataDirProblem(env: NodeJS.ProcessEnv): string | undefined {
-  const value = env.DATA_DIR?.trim();
+/**
+ * A folder setting (DATA_DIR, EMBEDDING_CACHE_DIR) whose parent folder is missing is almost always a typo: say
+ * so instead of creating a tree.
+ */
+function folderProblem(env: NodeJS.ProcessEnv, name: 'DATA_DIR' | 'EMBEDDING_CACHE_DIR'): string | undefined {
+  const value = env[name]?.trim();
   if (!value) return undefined;
   const dir = path.resolve(process.cwd(), value);
   if (fs.existsSync(dir))
     return fs.statSync(dir).isDirectory()
       ? undefined
-      : `DATA_DIR=${value} is a file, not a folder; set DATA_DIR to a folder docs-chat may write to.`;
+      : `${name}=${value} is a file, not a folder; set ${name} to a folder docs-chat may write to.`;
   const parent = path.dirname(dir);
   if (!fs.existsSync(parent))
-    return `DATA_DIR=${value}: its parent folder ${parent} does not exist; create it or point DATA_DIR at a folder whose parent exists.`;
+    return `${name}=${value}: its parent folder ${parent} does not exist; create it or point ${name} at a folder whose parent exists.`;
   return undefined;
 }
 
@@ -70,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   loadDotEnv();
-  const problem = dataDirProblem(process.env);
+  const problem = folderProblem(process.env, 'DATA_DIR') ?? folderProblem(process.env, 'EMBEDDING_CACHE_DIR');
   if (problem !== undefined) {
     process.stderr.write(`docs-chat: ${problem}\n`);
     return 2;

@@ -122,7 +122,7 @@ async function readCacheFile(file: string, dimensions: number, recordBytes: numb
     content = await fs.readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await startFile(file, dimensions);
+    await startFile(file, dimensions, 'wx');
     return vectors;
   }
   if (
@@ -131,7 +131,7 @@ async function readCacheFile(file: string, dimensions: number, recordBytes: numb
     content.readUInt32LE(MAGIC.length) !== dimensions
   ) {
     // A torn header or a foreign file: a cache can always be rebuilt, so start afresh.
-    await startFile(file, dimensions);
+    await startFile(file, dimensions, 'w');
     return vectors;
   }
   let offset = HEADER_BYTES;
@@ -148,10 +148,19 @@ async function readCacheFile(file: string, dimensions: number, recordBytes: numb
   return vectors;
 }
 
-async function startFile(file: string, dimensions: number): Promise<void> {
+/**
+ * Writes the header of an empty cache file. `wx` for a file that was missing: two ingests sharing a cache
+ * folder (a server's `/admin/ingest` and a compose job) may both find it missing, and the second must not
+ * truncate what the first already appended.
+ */
+async function startFile(file: string, dimensions: number, flag: 'w' | 'wx'): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const header = Buffer.alloc(HEADER_BYTES);
   MAGIC.copy(header, 0);
   header.writeUInt32LE(dimensions, MAGIC.length);
-  await fs.writeFile(file, header);
+  try {
+    await fs.writeFile(file, header, { flag });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }

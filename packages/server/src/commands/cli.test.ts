@@ -121,6 +121,38 @@ describe('the docs-chat command line', () => {
     ]);
   }, 60_000);
 
+  it('refuses an EMBEDDING_CACHE_DIR that is a file in one line with exit code 2', async () => {
+    const file = path.join(workDir, 'not-a-folder');
+    await fs.writeFile(file, '');
+    const result = await docsChat(['ingest', '--docs', docsDir], { ...env, EMBEDDING_CACHE_DIR: file });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `docs-chat: EMBEDDING_CACHE_DIR=${file} is a file, not a folder; set EMBEDDING_CACHE_DIR to a folder docs-chat may write to.`,
+    ]);
+  }, 60_000);
+
+  it('keeps vectors in EMBEDDING_CACHE_DIR, so an ingest into a new DATA_DIR embeds nothing it has seen', async () => {
+    const cacheDir = path.join(workDir, 'shared-cache');
+    const first = await docsChat(['ingest', '--docs', docsDir, '--json'], {
+      ...env,
+      DATA_DIR: path.join(workDir, 'first'),
+      EMBEDDING_CACHE_DIR: cacheDir,
+    });
+    expect(first.code).toBe(0);
+    expect(await fs.readdir(cacheDir)).toEqual([expect.stringMatching(/^local-.*\.bin$/)]);
+    expect(await fs.readdir(path.join(workDir, 'first'))).not.toContain('embedding-cache');
+    const second = await docsChat(['ingest', '--docs', docsDir, '--json'], {
+      ...env,
+      DATA_DIR: path.join(workDir, 'second'),
+      EMBEDDING_CACHE_DIR: cacheDir,
+    });
+    expect(second.code).toBe(0);
+    const firstReport = JSON.parse(first.stdout) as { chunks: { total: number }; embedding: { texts: number; cacheHits: number } };
+    const secondReport = JSON.parse(second.stdout) as { chunks: { total: number }; embedding: { texts: number; cacheHits: number } };
+    expect(firstReport.embedding.texts).toBe(firstReport.chunks.total);
+    expect(secondReport.embedding).toMatchObject({ texts: 0, cacheHits: secondReport.chunks.total });
+  }, 60_000);
+
   it('fails with a clear error and a non-zero exit code when the docs folder is missing', async () => {
     const result = await docsChat(['ingest', '--docs', path.join(workDir, 'nowhere')], env);
     expect(result.code).toBe(1);
