@@ -72,8 +72,9 @@ RUN node -e "const fs=require('fs');const t=n=>'file:/packs/'+fs.readdirSync('/p
   && rm -rf /root/.npm /root/.cache
 # The default corpus (the user guide); mount your own docs over it or set DOCS_DIR.
 COPY docs-site/docs docs-site/docs
-# An empty named volume mounted on /data takes this owner, so the non-root user can write there.
-RUN mkdir -p /data && chown node:node /data
+# An empty named volume mounted on /data or /cache (compose's embedding cache) takes this owner, so
+# the non-root user can write there.
+RUN mkdir -p /data /cache && chown node:node /data /cache
 USER node
 EXPOSE 8000
 # Node answers the probe itself: node:20-slim has no curl or wget.

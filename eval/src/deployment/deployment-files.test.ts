@@ -135,6 +135,28 @@ describe('docker-compose.yml', () => {
     expect(declared).toContain(postgresVolume?.[0]);
   });
 
+  it('keeps the embedding cache on one named volume that the server and both ingest jobs mount, outside the throwaway DATA_DIR', () => {
+    const cacheDir = environmentOf('server').EMBEDDING_CACHE_DIR;
+    expect(cacheDir).toBeDefined();
+    const dataDir = environmentOf('server').DATA_DIR ?? '';
+    // A cache under the tmpfs DATA_DIR would be gone with each container, and every re-ingest would embed every section again.
+    expect(`${cacheDir}/`.startsWith(`${dataDir}/`)).toBe(false);
+    const ingestOnStart = Object.entries(dependencyConditions('server')).find(
+      ([, condition]) => condition === 'service_completed_successfully',
+    )?.[0];
+    const volumesAt = (name: string) =>
+      (service(name).volumes ?? []).map((volume) => String(volume).split(':')).filter(([, target]) => target === cacheDir);
+    const mounted = ['server', 'ingest', ingestOnStart as string].map((name) => {
+      expect(environmentOf(name).EMBEDDING_CACHE_DIR).toBe(cacheDir);
+      return volumesAt(name)[0]?.[0];
+    });
+    expect(new Set(mounted).size).toBe(1);
+    expect(Object.keys(compose.volumes ?? {})).toContain(mounted[0]);
+    // An empty named volume takes the owner of the image's folder: the non-root user must own it.
+    const server = dockerfile.instructions.filter((step) => step.stage === 'server' && step.keyword === 'RUN').map((step) => step.args);
+    expect(server.some((args) => new RegExp(`mkdir -p .*${cacheDir}.*&& chown node:node .*${cacheDir}`).test(args))).toBe(true);
+  });
+
   it('health-checks qdrant, postgres, the server and the docs site', () => {
     for (const name of ['qdrant', 'postgres', 'server', 'docs-site']) expect(healthcheckArgv(name).length).toBeGreaterThan(0);
     expect(healthcheckArgv('postgres').join(' ')).toContain('pg_isready');
