@@ -76,6 +76,8 @@ export interface ScopeProfile {
   nameContextSections: number;
   /** Words rarer than this IDF count as informative companions of a name. */
   companionMinIdf: number;
+  /** Fewest companions a name needs before the lonely-name rule may refuse: with one, "never together" proves little. */
+  nameMinCompanions: number;
   /** A name held by at least this many sections is a subject of the docs: the missing-name rule leaves it alone. */
   subjectNameSections: number;
   /** Least share of the question's IDF weight a name must hold for the name rules to refuse it: the question is about it. */
@@ -147,6 +149,7 @@ export const SHARED_PROFILE: Sections = {
     coverageSections: 3,
     nameContextSections: 10,
     companionMinIdf: 2,
+    nameMinCompanions: 2,
     subjectNameSections: 10,
     nameMinShare: 0.1,
     fitInScopeMissRate: 0.02,
@@ -195,6 +198,8 @@ export const PROFILE_SOURCES: ProfileSources = {
     coverageSections: 'not fitted: an answer may span a couple of sections',
     nameContextSections: 'not fitted: twice the results shown, so a name in any plausible section counts',
     companionMinIdf: 'not fitted: about "in fewer than one chunk in seven", so common words prove nothing',
+    nameMinCompanions:
+      'not fitted: a question naming a tool with one other informative word ("Does docs-chat support Algolia?") was refused on docs that name it; seven dev sets refuse and keep the same questions at 1, 2, 3 and 4 (2026-11-29)',
     subjectNameSections:
       'not fitted: as many sections as nameContextSections looks at; off-topic names of the dev sets sit in 0..2 pages, a subject of the docs in many (redux dev set: 1 in-scope question fewer refused, off-topic refusals unchanged)',
     nameMinShare:
@@ -242,6 +247,7 @@ export const PROFILE_RANGES: ProfileRanges = {
     coverageSections: [1, 20],
     nameContextSections: [1, 50],
     companionMinIdf: [0, 10],
+    nameMinCompanions: [1, 10],
     subjectNameSections: [1, 1000],
     nameMinShare: [0, 1],
     fitInScopeMissRate: [0, 0.2],

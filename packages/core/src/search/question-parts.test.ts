@@ -27,6 +27,19 @@ describe('question parts', () => {
     expect(parts.names).toEqual(expect.arrayContaining(['renderWithHooks', 'cartReducer', 'store.dispatch']));
   });
 
+  it('reads an error message behind the name of the program that printed it as pasted, and says when nothing else was asked', () => {
+    const alone = "docs-chat ingest: Error: EACCES: permission denied, open '/data/index/manifest.json'";
+    const parts = splitQuestion(alone);
+    expect(parts.pasted).toEqual([alone]);
+    expect(parts.onlyPasted).toBe(true);
+    expect(parts.asked).toBe(alone);
+    const asking = splitQuestion(`${alone}\nWhat permissions does the data folder need?`);
+    expect(asking.onlyPasted).toBe(false);
+    expect(asking.asked).toBe('What permissions does the data folder need?');
+    // Prose that merely contains the word stays prose.
+    expect(splitQuestion('The build fails with an Error: what should I check first?').onlyPasted).toBe(false);
+  });
+
   it('leaves a question that fits as it is', () => {
     expect(condenseQuestion('How do I add a reducer?', 2000)).toBe('How do I add a reducer?');
   });

@@ -9,8 +9,10 @@
  */
 
 export interface QuestionParts {
-  /** The reader's own prose: what the question asks. */
+  /** The reader's own prose: what the question asks (the whole question when it is all paste). */
   asked: string;
+  /** True when the question holds no prose of its own: an error message or a log pasted alone. */
+  onlyPasted: boolean;
   /** Code fences, inline code, stack frames and log lines, in order. */
   pasted: string[];
   /** The first line of the paste that reads as an error message ("TypeError: x is not a function"). */
@@ -37,8 +39,11 @@ function symbolShare(line: string): number {
   return symbols / visible.length;
 }
 
-/** An error message line as a runtime prints it: "TypeError: ...", "Uncaught Error: ...", "Warning: ...". */
-const MESSAGE_LINE = /^\s*(Uncaught\s+)?(\w+\.)*\w*(Error|Exception|Warning|Fault)(\s*\[\w+\])?:\s/;
+/**
+ * An error message line as a runtime prints it: "TypeError: ...", "Uncaught Error: ...", "Warning: ...", also
+ * behind the name of the program that printed it ("docs-chat ingest: Error: EACCES: ...", "node: Error: ...").
+ */
+const MESSAGE_LINE = /^\s*([\w@./-]+( [\w-]+)?:\s+)?(Uncaught\s+)?(\w+\.)*\w*(Error|Exception|Warning|Fault)(\s*\[\w+\])?:\s/;
 
 /** A prose line, or a line pasted from a terminal, a log or a source file. */
 function isPastedLine(line: string): boolean {
@@ -76,7 +81,7 @@ export function splitQuestion(question: string): QuestionParts {
   for (const text of [...pasted, ...inline, errorLine ?? '']) {
     for (const match of text.matchAll(IDENTIFIER)) if (!names.includes(match[0])) names.push(match[0]);
   }
-  return { asked: asked === '' ? question.trim() : asked, pasted, errorLine, names };
+  return { asked: asked === '' ? question.trim() : asked, onlyPasted: asked === '' && pasted.length > 0, pasted, errorLine, names };
 }
 
 /**

@@ -101,6 +101,39 @@ describe('out-of-scope names', () => {
   });
 });
 
+describe('names in pasted errors and names mentioned apart', () => {
+  it('reads no names in a question that is an error message alone: its capitals are codes the reader copied', () => {
+    const pasted = 'updater: Error: EDRAFTKIT: cannot update the nested field by hand';
+    expect(scopeSignals(pasted, RESULT, statistics(2), undefined, LIMITS).missingNames).toEqual([]);
+    // The same code in the reader's own sentence is a name the docs lack.
+    expect(
+      scopeSignals('Why does EDRAFTKIT stop a nested field update by hand?', RESULT, statistics(2), undefined, LIMITS).missingNames,
+    ).toEqual(['EDRAFTKIT']);
+  });
+
+  /** Sections that name Draftkit only as the tool the tests run with. */
+  const PASSING: HybridResult = {
+    ...RESULT,
+    fused: [
+      ...RESULT.fused,
+      { id: pointId(4), score: 0.2, payload: section(4, 'Running the tests', 'The test suite runs with Draftkit in watch mode.') },
+    ],
+  };
+
+  it('refuses a name the best sections hold only apart from the rest of the question', () => {
+    const question = 'How do I write a custom Draftkit snapshot serializer for nested objects?';
+    expect(scopeSignals(question, PASSING, statistics(2), undefined, LIMITS).lonelyNames).toEqual(['Draftkit']);
+  });
+
+  it('needs more than one other informative word before a name counts as mentioned apart', () => {
+    const question = 'Does it support Draftkit?';
+    expect(scopeSignals(question, PASSING, statistics(2), undefined, LIMITS).lonelyNames).toEqual([]);
+    expect(scopeSignals(question, PASSING, statistics(2), undefined, { ...LIMITS, nameMinCompanions: 1 }).lonelyNames).toEqual([
+      'Draftkit',
+    ]);
+  });
+});
+
 describe('the dense rule', () => {
   const DENSE: ScopeCalibration = { minVocabulary: 0.3, minEvidence: 0.5, minDense: 0.3 };
   /** The best cosine 0.23: below the dense threshold, as a small encoder gives a short question about a name it never learned. */

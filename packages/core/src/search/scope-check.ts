@@ -38,7 +38,13 @@ export interface ScopeCalibration {
 /** Counts of the scope profile (retrieval-profile.ts, `scope`). */
 export type ScopeLimits = Pick<
   ScopeProfile,
-  'coverageSections' | 'nameContextSections' | 'companionMinIdf' | 'subjectNameSections' | 'nameMinShare' | 'denseVetoCoverage'
+  | 'coverageSections'
+  | 'nameContextSections'
+  | 'companionMinIdf'
+  | 'nameMinCompanions'
+  | 'subjectNameSections'
+  | 'nameMinShare'
+  | 'denseVetoCoverage'
 >;
 const DEFAULT_LIMITS: ScopeLimits = SHARED_PROFILE.scope;
 
@@ -124,7 +130,8 @@ export function scopeSignals(
   synonymsOf: SynonymLookup = noSynonyms,
   limits: ScopeLimits = DEFAULT_LIMITS,
 ): ScopeSignals {
-  const query = splitQuestion(question).asked;
+  const parts = splitQuestion(question);
+  const query = parts.asked;
   const words = [...new Set(analyzeTerms(query))];
   const dense = result.dense[0]?.score ?? 0;
   if (words.length === 0) return { vocabulary: 0, coverage: 0, dense, missingNames: [], lonelyNames: [] };
@@ -156,7 +163,9 @@ export function scopeSignals(
   // kept ("Container ... Healthy"), while the rest of the question is squarely in the docs.
   const central = (word: string) => mass > 0 && idf(word) / mass >= limits.nameMinShare;
   // Each name with its analysed whole form, once.
-  const namesAsked = nameLikeWords(query).flatMap((name) => {
+  // A question that is all paste (an error message and nothing else) names no product: its capitals are error codes
+  // and identifiers the reader copied, and its words and cosine judge it.
+  const namesAsked = (parts.onlyPasted ? [] : nameLikeWords(query)).flatMap((name) => {
     const whole = analyzeTerms(name)[0];
     return whole !== undefined && central(whole) ? [{ name, whole }] : [];
   });
@@ -166,7 +175,11 @@ export function scopeSignals(
     .filter(({ whole }) => {
       const companions = words.filter((word) => word !== whole && idf(word) > limits.companionMinIdf);
       const withName = sectionWords.filter((section) => section.has(whole));
-      return companions.length > 0 && withName.length > 0 && !withName.some((section) => companions.some((word) => section.has(word)));
+      return (
+        companions.length >= limits.nameMinCompanions &&
+        withName.length > 0 &&
+        !withName.some((section) => companions.some((word) => section.has(word)))
+      );
     })
     .map(({ name }) => name);
   return { vocabulary: mass > 0 ? knownMass / mass : 0, coverage: mass > 0 ? coveredMass / mass : 0, dense, missingNames, lonelyNames };
