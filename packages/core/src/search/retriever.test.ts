@@ -126,6 +126,33 @@ describe('hybrid retriever on a small corpus', () => {
     expect(hits.length).toBeGreaterThan(1);
   });
 
+  it('finds the section holding a pasted error with an address in it, not the table of numbers', async () => {
+    // A settings table full of dotted numbers: their digit pieces ("127", "0", "1") once matched the address's.
+    const rows = [
+      ['BIND_ADDRESS', '127.0.0.1', 'Address the beacon server listens on'],
+      ['BEACON_PORT', '8000', 'Port of the beacon server'],
+      ['FLASH_SECONDS', '0.5', 'Length of one flash'],
+      ['MIN_SCORE', '0.75', 'Lowest score a match keeps'],
+      ['RETRIES', '1', 'Attempts after a failure'],
+      ['START_DELAY', '0', 'Seconds before the first flash'],
+      ['SCHEMA', '1.0.0', 'Version of the log format'],
+    ];
+    await fs.writeFile(
+      path.join(docsDir, 'settings.md'),
+      `---\ntitle: Settings\n---\n\n| Setting | Default | Meaning |\n| --- | --- | --- |\n${rows.map((row) => `| \`${row.join('` | `')}\` |`).join('\n')}\n`,
+    );
+    await fs.writeFile(
+      path.join(docsDir, 'troubleshooting.md'),
+      '---\ntitle: Troubleshooting\n---\n\n## The beacon store cannot be reached\n\n' +
+        'Searching fails with `Cannot reach the beacon store at http://localhost:6333 (ECONNREFUSED)`. Start the store, or point `BEACON_STORE_URL` at it.\n',
+    );
+    await ingest();
+    const response = await retriever.search('Error: connect ECONNREFUSED 127.0.0.1:6333', { explain: true });
+    expect(response.hits[0]?.chunk.heading).toBe('The beacon store cannot be reached');
+    expect(response.explanation?.questionTerms).toEqual(expect.arrayContaining(['127.0.0.1', '6333']));
+    expect(response.explanation?.questionTerms).not.toEqual(expect.arrayContaining(['0']));
+  });
+
   it('rejects a question about something the docs never mention, with low confidence', async () => {
     const response = await retriever.search('How do I deploy my Gatsby site to Netlify?');
     expect(response.outOfScope).toBe(true);

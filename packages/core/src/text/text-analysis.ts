@@ -7,7 +7,7 @@
  */
 import { stemmer } from 'stemmer';
 
-export const ANALYZER_VERSION = 'analyzer-v1';
+export const ANALYZER_VERSION = 'analyzer-v2';
 
 // A conventional English stop list plus question words that carry no topic.
 /** The stop list, exported so the retrieval profile can hash it (a change re-encodes every sparse vector). */
@@ -28,6 +28,13 @@ export interface AnalyzedToken {
   term: string;
   /** The surface form, lower-cased (before stemming). */
   surface: string;
+  /**
+   * A digits-only piece of a dotted number (`127`, `0` and `1` of `127.0.0.1`, `8` of `8.0.0`). Search
+   * terms leave it out: a version or an address is matched whole, and its pieces matched every table of
+   * numbers in the docs (analyzer-v2; seven dev sets: one more typescript-eslint question in the top
+   * five, nothing lost). The local embedder keeps it, so its vectors, cached and stored, stay the same.
+   */
+  numberPiece?: true;
 }
 
 const WORD_PATTERN = /[\p{L}\p{N}_$]+(?:[.'’][\p{L}\p{N}_$]+)*/gu;
@@ -95,7 +102,8 @@ function analyzeWord(word: string): readonly AnalyzedToken[] {
       // `store.dispatch` also matches "dispatch".
       for (const piece of raw.split('.')) {
         const lower = normalise(piece);
-        if (lower !== null && lower !== whole) tokens.push({ term: stem(lower), surface: lower });
+        if (lower === null || lower === whole) continue;
+        tokens.push(/\p{L}/u.test(lower) ? { term: stem(lower), surface: lower } : { term: lower, surface: lower, numberPiece: true });
       }
     }
   }
@@ -104,9 +112,11 @@ function analyzeWord(word: string): readonly AnalyzedToken[] {
   return tokens;
 }
 
-/** Stemmed terms only. */
+/** Stemmed search terms: every token but the digit pieces of dotted numbers. */
 export function analyzeTerms(text: string): string[] {
-  return analyzeText(text).map((token) => token.term);
+  const terms: string[] = [];
+  for (const token of analyzeText(text)) if (!token.numberPiece) terms.push(token.term);
+  return terms;
 }
 
 /** 32-bit FNV-1a hash of a string: the sparse index of a term. */
