@@ -60,6 +60,18 @@ function folderProblem(env: NodeJS.ProcessEnv, name: 'DATA_DIR' | 'EMBEDDING_CAC
   return undefined;
 }
 
+/**
+ * `docs-chat search … | head` closes the pipe before the command has written everything: stop quietly, as
+ * `git log | head` does, instead of printing an EPIPE stack trace. Only the commands that print a result and
+ * end; `serve` and `mcp` keep their own handling of their output.
+ */
+function stopQuietlyWhenOutputCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
@@ -78,6 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`docs-chat: ${problem}\n`);
     return 2;
   }
+  if (command === 'ingest' || command === 'search' || command === 'insights') stopQuietlyWhenOutputCloses();
   switch (command) {
     case 'ingest':
       return runIngestCommand(rest, process.env);

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,6 +99,20 @@ describe('the docs-chat command line', () => {
     expect(results[0]).toMatchObject({ out_of_scope: true });
     expect(explanation.scope.missingNames).toEqual(['Tamagotchi']);
     expect(explanation.scope.vocabulary).toBeLessThan(explanation.scope.minVocabulary);
+  }, 60_000);
+
+  it('stops quietly when the reader of its output goes away (`docs-chat search … | head`)', async () => {
+    // The pipe is closed before the command writes its results, as `head` does after its lines.
+    const child = spawn(process.execPath, [tsx, cli, 'search', 'How is the rocket fuelled?', '--k', '10'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   }, 60_000);
 
   it("refuses an empty question and one over 4,000 characters (the chat protocol's limit) with a clear message", async () => {
