@@ -19,6 +19,8 @@ export interface PermalinkEntry {
   permalink: string;
   id: string;
   title: string;
+  /** `unlisted: true` in its front matter: built and reachable, but kept out of search (the static index leaves it out). */
+  unlisted?: true;
 }
 
 export const PERMALINKS_GENERATED_PATH = join('docs-chat', 'permalinks.json');
@@ -31,6 +33,7 @@ interface LoadedDoc {
   title: string;
   source: string;
   permalink: string;
+  unlisted?: boolean;
 }
 interface LoadedVersion {
   versionName: string;
@@ -71,7 +74,13 @@ export function collectPermalinks(allContent: AllContent, siteDir: string, docsP
     const absolute = resolveAliasedSource(doc.source, siteDir);
     const source = relativeInside(current?.contentPath, absolute) ?? relativeInside(current?.contentPathLocalized, absolute);
     if (source === null) continue;
-    docs.push({ source, permalink: doc.permalink, id: doc.id, title: doc.title });
+    docs.push({
+      source,
+      permalink: doc.permalink,
+      id: doc.id,
+      title: doc.title,
+      ...(doc.unlisted === true ? { unlisted: true as const } : {}),
+    });
   }
   docs.sort((a, b) => a.source.localeCompare(b.source));
   return { version: 1, docs };

@@ -198,6 +198,21 @@ describe('permalinks hand-off', () => {
     expect(file.docs).toEqual([{ source: 'intro.md', permalink: '/docs/next/intro', id: 'intro', title: 'Introduction' }]);
   });
 
+  it('marks an unlisted doc, so the static search index can leave it out', () => {
+    const doc = (id: string, unlisted: boolean) => ({ id, title: id, source: `@site/docs/${id}.md`, permalink: `/docs/${id}`, unlisted });
+    const allContent = {
+      'docusaurus-plugin-content-docs': {
+        default: {
+          loadedVersions: [{ versionName: 'current', contentPath: join(siteDir, 'docs'), docs: [doc('intro', false), doc('notes', true)] }],
+        },
+      },
+    } as unknown as AllContent;
+    expect(collectPermalinks(allContent, siteDir).docs).toEqual([
+      { source: 'intro.md', permalink: '/docs/intro', id: 'intro', title: 'intro' },
+      { source: 'notes.md', permalink: '/docs/notes', id: 'notes', title: 'notes', unlisted: true },
+    ]);
+  });
+
   it('writes an empty list when the site has no docs plugin', () => {
     expect(collectPermalinks({}, siteDir)).toEqual({ version: 1, docs: [] });
   });

@@ -108,6 +108,29 @@ describe('incremental ingest', () => {
     expect(await topFileFor('widgets and gadgets number 3999')).toBe('huge.md');
   });
 
+  it('leaves out draft and unlisted pages, and removes a page from the index once it is made a draft', async () => {
+    await writePages(docsDir, {
+      'roadmap.md': '---\ntitle: Roadmap\ndraft: true\n---\n\n## Lunar relay\n\nThe lunar relay ships next spring.\n',
+      'internal.md':
+        '---\nunlisted: true\n---\n\n# Internal\n\n## Ground station passwords\n\nRotate the ground station passwords monthly.\n',
+    });
+    const report = await ingest();
+    expect(report.files.skipped).toEqual([
+      { file: 'internal.md', reason: expect.stringContaining('unlisted') },
+      { file: 'roadmap.md', reason: expect.stringContaining('draft') },
+    ]);
+    expect(report.files.added).toBe(3);
+    expect(await topFileFor('when does the lunar relay ship')).not.toBe('roadmap.md');
+    expect(await topFileFor('rotate the ground station passwords')).not.toBe('internal.md');
+
+    // A published page turned into a draft goes from the index at the next ingest.
+    expect(await topFileFor('paging the on-call astronaut')).toBe('guides/alerts.md');
+    await writePages(docsDir, { 'guides/alerts.md': `---\ndraft: true\n---\n\n${PAGES['guides/alerts.md']}` });
+    const again = await ingest();
+    expect(again.files.deleted).toBe(1);
+    expect(await topFileFor('paging the on-call astronaut')).not.toBe('guides/alerts.md');
+  });
+
   it('writes nothing on a dry run', async () => {
     const report = await ingest({ dryRun: true });
     expect(report.files.added).toBe(3);

@@ -199,6 +199,12 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
           skipped.push({ file, reason: decoded.reason });
           continue;
         }
+        const hidden = hiddenPageReason(readFrontMatterBlock(decoded.text));
+        if (hidden !== null) {
+          // Left out like a deleted page: one indexed before it was hidden goes from the index.
+          skipped.push({ file, reason: hidden });
+          continue;
+        }
         const scoped = set.keyPrefix !== '';
         if (scoped) {
           // Two pages on one URL (a doc id in two instances on one route, a slug taken twice): the second is refused.
@@ -619,6 +625,19 @@ async function isDirectory(dir: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Why a page readers must not be sent to is left out, or null. Docusaurus builds a `draft: true` page only in
+ * development, so a citation of it leads nowhere on the published site; an `unlisted: true` page is built but
+ * kept out of the sidebar, the sitemap and search, so answers do not point to it either (llms.txt and the static
+ * search index leave both out too).
+ */
+export function hiddenPageReason(frontMatter: Record<string, unknown>): string | null {
+  if (frontMatter.draft === true)
+    return 'draft (`draft: true`): Docusaurus leaves it out of production builds, so answers must not cite it';
+  if (frontMatter.unlisted === true) return 'unlisted (`unlisted: true`): Docusaurus keeps it out of search, so answers do not cite it';
+  return null;
 }
 
 /** The page's URL from its path and front matter alone (no markdown parse), for the one-URL-one-page check. */

@@ -36,13 +36,16 @@ describe('the static search index written after the build', () => {
     expect(builtPageFiles('/out', '/', '/')).toEqual([join('/out', 'index.html')]);
   });
 
-  it('writes the sections of every doc with its URL as built, base URL and trailing slash included, under a content-hashed name', async () => {
+  it('writes the sections of every listed doc with its URL as built, base URL and trailing slash included, under a content-hashed name', async () => {
     await writePage('docs/lamp.html', page('The lamp', 'Trim the wick', 'trim-the-wick'));
     await writePage('docs/fog-signal/index.html', page('The fog signal', 'Start the compressor', 'start-the-compressor'));
+    await writePage('docs/keeper-notes.html', page('Keeper notes', 'Hide the spare key', 'hide-the-spare-key'));
     const { written, skipped } = await writeSearchIndex(outDir, '/handbook/', [
       { permalink: '/handbook/docs/lamp', title: 'Lamp', source: 'lamp.md' },
       { permalink: '/handbook/docs/fog-signal/', title: 'Fog signal', source: 'fog-signal.md' },
       { permalink: '/handbook/docs/missing', title: 'Missing', source: 'missing.md' },
+      // Built and reachable by its URL, but unlisted: kept out of search like Docusaurus' own search plugins do.
+      { permalink: '/handbook/docs/keeper-notes', title: 'Keeper notes', source: 'keeper-notes.md', unlisted: true },
     ]);
     expect(skipped).toEqual([{ source: 'missing.md', reason: 'no built page for /handbook/docs/missing' }]);
     expect(written?.manifest.index).toMatch(/^search-index\.[0-9a-f]{12}\.json$/);

@@ -31,6 +31,8 @@ export interface IndexedDoc {
   title: string;
   /** Where the doc came from, for messages. */
   source: string;
+  /** An unlisted page (`unlisted: true`): Docusaurus keeps it out of search, and so does this index. */
+  unlisted?: true;
 }
 
 export interface SearchIndexWrite {
@@ -69,6 +71,7 @@ export async function buildSearchIndex(
   const sections: IndexedSection[] = [];
   const skipped: SearchIndexWrite['skipped'] = [];
   for (const doc of docs) {
+    if (doc.unlisted) continue;
     const html = await readFirst(builtPageFiles(outDir, baseUrl, doc.permalink));
     if (html === null) {
       skipped.push({ source: doc.source, reason: `no built page for ${doc.permalink}` });
