@@ -30,6 +30,21 @@ describe('scope fit', () => {
     expect(fit.pseudoKept).toBe(fit.fittedOn.pseudoQuestions);
   });
 
+  it('still refuses questions that share no word with docs too short to make a pseudo-question from', async () => {
+    const tiny = [{ headingPath: ['Pub'], text: 'Text here.', part: 0 }];
+    expect(pseudoQuestions(tiny)).toEqual([]);
+    const signals = async (question: string): Promise<FitSignals> => ({
+      vocabulary: question.length % 2 === 0 ? 0 : 0.5,
+      evidence: 0.1,
+      dense: 0.2,
+    });
+    const fit = await fitScopeThresholds(tiny, signals, SHARED_PROFILE.scope);
+    expect(fit.minVocabulary).toBeGreaterThan(0);
+    expect(fit.minEvidence).toBeGreaterThan(0);
+    expect(fit.minDense).toBe(0);
+    expect(fit.offTopicRefused).toBeGreaterThan(0);
+  });
+
   it('fits no dense rule when the cosine does not part off-topic questions from the docs, rather than refuse real ones', async () => {
     const signals = async (): Promise<FitSignals> => ({ vocabulary: 1, evidence: 1.2, dense: 0.3 });
     const fit = await fitScopeThresholds(chunks, signals, SHARED_PROFILE.scope);

@@ -107,11 +107,15 @@ export async function fitScopeThresholds(
   for (const question of OFF_TOPIC_QUESTIONS) offTopic.push(await signalsOf(question));
   const pseudo: FitSignals[] = [];
   for (const question of pseudoQuestions(chunks)) pseudo.push(await signalsOf(question));
+  // Docs too short to make a pseudo-question (a page or two of a few words) give no in-scope evidence: the lexical
+  // thresholds then rest on the off-topic questions alone, instead of dropping to 0 and refusing nothing.
   const low = (signal: keyof FitSignals): number =>
-    quantile(
-      pseudo.map((entry) => entry[signal]),
-      profile.fitInScopeMissRate,
-    );
+    pseudo.length === 0
+      ? Number.POSITIVE_INFINITY
+      : quantile(
+          pseudo.map((entry) => entry[signal]),
+          profile.fitInScopeMissRate,
+        );
   // Just above the quantile: on a small corpus half the off-topic questions may share no word at all (0), and they go.
   const lexical = (signal: 'vocabulary' | 'evidence'): number =>
     round(
@@ -128,7 +132,9 @@ export async function fitScopeThresholds(
       offTopic.map((entry) => entry.dense),
       profile.fitDenseQuantile,
     ) + profile.fitDenseMargin;
-  const minDense = profile.denseRule >= 1 && denseAbove <= low('dense') - profile.fitDenseMargin ? round(denseAbove) : 0;
+  // No dense rule without pseudo-questions: how a cosine parts real questions from foreign ones is unknown.
+  const minDense =
+    profile.denseRule >= 1 && pseudo.length > 0 && denseAbove <= low('dense') - profile.fitDenseMargin ? round(denseAbove) : 0;
   const calibration: ScopeCalibration = { minVocabulary: lexical('vocabulary'), minEvidence: lexical('evidence'), minDense };
   const refused = (entry: FitSignals): boolean =>
     entry.vocabulary < calibration.minVocabulary || entry.evidence < calibration.minEvidence || entry.dense < calibration.minDense;
