@@ -430,3 +430,14 @@ describe('.env.example', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('the backup guide', () => {
+  it('names every table the conversation database migrations create', () => {
+    const migrations = readRepoFile('packages/server/src/conversations/migrations.ts');
+    const tables = [...migrations.matchAll(/create (?:unlogged )?table if not exists (\w+)/gi)].map((match) => match[1]);
+    // The scan must find the tables we know of, or an empty list would pass for the wrong reason.
+    expect(tables).toEqual(expect.arrayContaining(['conversations', 'messages', 'feedback', 'schema_migrations']));
+    const backups = readRepoFile('docs-site/docs/deployment/operations.md').split('### Back up conversations')[1]?.split('\n### ')[0] ?? '';
+    expect(tables.filter((table) => !backups.includes(`\`${table}\``))).toEqual([]);
+  });
+});
