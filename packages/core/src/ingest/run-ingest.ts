@@ -633,7 +633,7 @@ async function isDirectory(dir: string): Promise<boolean> {
  * kept out of the sidebar, the sitemap and search, so answers do not point to it either (llms.txt and the static
  * search index leave both out too).
  */
-export function hiddenPageReason(frontMatter: Record<string, unknown>): string | null {
+function hiddenPageReason(frontMatter: Record<string, unknown>): string | null {
   if (frontMatter.draft === true)
     return 'draft (`draft: true`): Docusaurus leaves it out of production builds, so answers must not cite it';
   if (frontMatter.unlisted === true) return 'unlisted (`unlisted: true`): Docusaurus keeps it out of search, so answers do not cite it';
