@@ -19,6 +19,7 @@ export { fitScopeThresholds, readScopeFit, pseudoQuestions, type ScopeFit } from
 export { OFF_TOPIC_QUESTIONS } from './search/off-topic-questions.js';
 export { splitQuestion, condenseQuestion, type QuestionParts } from './search/question-parts.js';
 export { assembleContext, DEFAULT_CONTEXT_TOKEN_BUDGET } from './search/context-assembly.js';
+export { withPageOutline, pageOutline, isPageOpening, MAX_OUTLINE_ENTRIES } from './search/page-outline.js';
 export {
   withRetries,
   isRetryableError,

@@ -53,4 +53,5 @@ export {
   readSiteLayout,
   runGitIngest,
   runIngest,
+  withPageOutline,
 } from '@docs-chat/core';

@@ -7,7 +7,7 @@
  */
 import { countTokens } from '../protocol/token-budget.js';
 import { SHARED_PROFILE } from '../profile/retrieval-profile.js';
-import type { AssembledContext, ContextSource, SearchHit } from './search-types.js';
+import type { AssembledContext, ContextSource, PageOutlineEntry, SearchHit } from './search-types.js';
 import { analysisOf } from './chunk-analysis.js';
 
 /** See `context.tokenBudget` in retrieval-profile.ts. */
@@ -49,6 +49,11 @@ function truncateToTokens(text: string, budget: number): string {
   return `${kept.trimEnd()} …`;
 }
 
+/** The outline as one line of the source: the page's sections in order. */
+function outlineLine(outline: readonly PageOutlineEntry[]): string {
+  return `Sections of this page, in order: ${outline.map((entry) => entry.heading).join('; ')}.`;
+}
+
 export function assembleContext(hits: SearchHit[], options: { tokenBudget?: number } = {}): AssembledContext {
   const budget = options.tokenBudget ?? DEFAULT_CONTEXT_TOKEN_BUDGET;
   const ordered = [...hits].sort((a, b) => a.rank - b.rank);
@@ -69,10 +74,19 @@ export function assembleContext(hits: SearchHit[], options: { tokenBudget?: numb
       continue;
     }
     const whole = textTokens <= remaining;
-    const body = whole ? hit.chunk.text : truncateToTokens(hit.chunk.text, remaining);
+    let body = whole ? hit.chunk.text : truncateToTokens(hit.chunk.text, remaining);
+    let bodyTokens = whole ? textTokens : countTokens(body);
+    // A page's opening tells the model which sections follow it, when there is room for the list.
+    const outline = hit.outline && hit.outline.length > 0 ? outlineLine(hit.outline) : null;
+    const outlineTokens = outline === null ? 0 : countTokens(outline);
+    const withOutline = outline !== null && whole && bodyTokens + outlineTokens <= remaining;
+    if (withOutline) {
+      body = `${body}\n\n${outline}`;
+      bodyTokens += outlineTokens;
+    }
     blocks.push(sourceBlock(number, header, body));
-    used += headerTokens + (whole ? textTokens : countTokens(body));
-    sources.push({ number, chunk: hit.chunk, score: hit.score });
+    used += headerTokens + bodyTokens;
+    sources.push({ number, chunk: hit.chunk, score: hit.score, ...(withOutline && hit.outline ? { outline: hit.outline } : {}) });
   }
   return { text: blocks.join('\n\n'), sources, tokens: used, dropped };
 }

@@ -25,6 +25,15 @@ export interface SearchHit {
   /** Re-ranked relevance score (see rerank.ts): comparable only within one result list. */
   score: number;
   chunk: Chunk;
+  /** When the hit is a page's opening: the page's sections that follow it (page-outline.ts). */
+  outline?: PageOutlineEntry[];
+}
+
+/** One section of a page, as an outline lists it. */
+export interface PageOutlineEntry {
+  heading: string;
+  /** The section's URL, anchor included. */
+  url: string;
 }
 
 export interface SearchResponse {
@@ -93,6 +102,8 @@ export interface ContextSource {
   number: number;
   chunk: Chunk;
   score: number;
+  /** The page's sections after this opening, when the hit had them (page-outline.ts). */
+  outline?: PageOutlineEntry[];
 }
 
 export interface AssembledContext {

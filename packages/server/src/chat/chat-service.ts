@@ -30,7 +30,7 @@ import type {
   Retriever,
   SearchResponse,
 } from '../core-api.js';
-import { boundSelection, isDocsChatError } from '../core-api.js';
+import { boundSelection, isDocsChatError, withPageOutline } from '../core-api.js';
 import type { MessageStatus } from '../conversations/conversation-store.js';
 import type { ChatModel, ChatModelRequest, ChatTurn } from '../llm/chat-model.js';
 import { isLlmError } from '../llm/chat-model.js';
@@ -277,7 +277,7 @@ export class ChatService {
       return;
     }
 
-    const context = this.contextFor(response);
+    const context = await this.contextFor(response, turn.signal);
     const numbered = context.sources.map((source) => ({ number: source.number, source: toSourceRef(source) }));
     const scope = response.scope;
     yield {
@@ -320,11 +320,13 @@ export class ChatService {
    * The numbered context of a search response. A response served again by the retrieval
    * cache is the same object, so its context (token counting is not free) is built once.
    */
-  private contextFor(response: SearchResponse): AssembledContext {
+  private async contextFor(response: SearchResponse, signal: AbortSignal): Promise<AssembledContext> {
     let context = this.contexts.get(response);
     if (!context) {
-      context = this.deps.assembleContext(response.hits);
-      this.contexts.set(response, context);
+      // A page's opening ranked first brings the page's outline: one read of that page, once per response.
+      context = this.deps.assembleContext(await withPageOutline(response.hits, this.deps.retrieval.retriever, signal));
+      // A cancelled read left the outline out: the next request for the same response tries again.
+      if (!signal.aborted) this.contexts.set(response, context);
     }
     return context;
   }

@@ -203,6 +203,35 @@ describe('the extractive chat model (answers quoted from the docs when no langua
     expect(result.text.split('\n')[0]).toBe('From the docs, **House rules** [1][2][3][4]:');
   });
 
+  it("answers a how-to that a guide's opening ranks first with the opening and the page's sections as linked steps", async () => {
+    const opening: Chunk = {
+      ...(chunksOf('definition')[0] as Chunk),
+      headingPath: ['Add the widget'],
+      heading: null,
+      title: 'Add the widget',
+      text: 'This guide adds the chat widget to an existing site and connects it to a server. Allow fifteen minutes.',
+      part: 0,
+    };
+    const outline = [
+      { heading: 'Install the plugin', url: '/docs/add#install-the-plugin' },
+      { heading: 'Register it [optional]', url: '/docs/add#register-it-optional' },
+      { heading: 'Start the server', url: '/docs/add#start-the-server' },
+    ];
+    const howTo = await answer('How do I add the chat widget to my site?', [{ number: 1, score: 1, chunk: opening, outline }]);
+    const order = positions(howTo.text, [
+      'From the docs, **Add the widget** [1]:',
+      'This guide adds the chat widget',
+      'The page goes on with:',
+      '1. [Install the plugin](</docs/add#install-the-plugin>)',
+      '2. [Register it \\[optional\\]](</docs/add#register-it-optional>)',
+      '3. [Start the server](</docs/add#start-the-server>)',
+    ]);
+    expect(ascending(order)).toBe(true);
+    // A question about what the page is quotes the opening alone.
+    const concept = await answer('What is the chat widget?', [{ number: 1, score: 1, chunk: opening, outline }]);
+    expect(concept.text).not.toContain('The page goes on with');
+  });
+
   it('quotes a sub-section ranked first without the unrelated paragraphs of its parent section before it', async () => {
     const chunks = chunksOf('long-parent-with-subsection');
     const rollback = chunks.find((chunk) => chunk.heading === 'Rolling back');

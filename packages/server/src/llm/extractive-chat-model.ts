@@ -12,7 +12,7 @@
  */
 import type { ChatModel, ChatModelEvent, ChatModelRequest, ContextSource } from './chat-model.js';
 import { LlmError } from './chat-model.js';
-import { analyzeTerms, readChunkBlocks } from '@docs-chat/core';
+import { analyzeTerms, readChunkBlocks, type PageOutlineEntry } from '@docs-chat/core';
 import { proseMarkdown } from './extractive/block-markdown.js';
 import { classifyQuestion } from './extractive/question-intent.js';
 import {
@@ -238,6 +238,13 @@ function sentencesAnswer(question: string, sources: ContextSource[]): string | n
   return [SOURCES_INTRO, ...quotes.map((sentence) => quote(proseMarkdown(sentence.text), ` [${sentence.source}]`))].join('\n\n');
 }
 
+/** The sections after a page's opening, as a numbered list of links to them. */
+function outlineMarkdown(outline: readonly PageOutlineEntry[]): string {
+  // Headings are plain text: only the characters that would end the link text are escaped.
+  const items = outline.map((entry, index) => `${index + 1}. [${entry.heading.replace(/[[\]\\]/g, '\\$&')}](<${entry.url}>)`);
+  return ['The page goes on with:', ...items].join('\n');
+}
+
 /** The whole extractive answer for a request, and how it finished. */
 export function composeExtractiveAnswer(request: Pick<ChatModelRequest, 'question' | 'sources' | 'selection'>): {
   text: string;
@@ -270,6 +277,9 @@ export function composeExtractiveAnswer(request: Pick<ChatModelRequest, 'questio
   const { section: best, excerpt } = quoted;
   const lines = [`From the docs, **${proseMarkdown(sectionName(best))}** ${citations(excerpt.sources)}:`, excerpt.markdown];
   if (excerpt.shortened) lines.push(`Read the whole section in the docs ${citations(excerpt.sources.slice(0, 1))}.`);
+  // A how-to answered by a guide's opening: its steps are the page's sections, so lay them out with their links.
+  const outline = intent === 'how-to' ? best.parts[0]?.outline : undefined;
+  if (outline && outline.length > 0) lines.push(outlineMarkdown(outline));
   const also = seeAlso(sections, best);
   if (also !== null) lines.push(also);
   return { text: lines.join('\n\n'), found: true };
