@@ -7,7 +7,7 @@ import { ingestDocs } from '../ingest/run-ingest.js';
 import { createEmbeddedStore } from '../stores/embedded-store.js';
 import type { VectorStore } from '../stores/vector-store.js';
 import { assembleContext } from './context-assembly.js';
-import { withPageOutline } from './page-outline.js';
+import { isPageOpening, withPageOutline } from './page-outline.js';
 import { createRetriever } from './retriever.js';
 import type { Retriever } from './search-types.js';
 
@@ -78,6 +78,14 @@ describe('the outline of a page whose opening ranks first', () => {
     const context = assembleContext(outlined);
     expect(context.sources[0]?.outline).toHaveLength(4);
     expect(context.text).toContain('Sections of this page, in order: Buy a ledger; Rule the columns; Write each watch; Sign the day.');
+  });
+
+  it('treats only a docs page as having an opening: a JSON record, or a chunk without a URL, has no outline', () => {
+    const opening = { headingPath: ["Keep the keeper's log"], part: 0, url: '/docs/keepers-log', source: 'docs' };
+    expect(isPageOpening(opening)).toBe(true);
+    expect(isPageOpening({ ...opening, source: 'records:faq' })).toBe(false);
+    expect(isPageOpening({ ...opening, url: '' })).toBe(false);
+    expect(isPageOpening({ ...opening, part: 1 })).toBe(false);
   });
 
   it('adds nothing when the best hit is a section, or when the page cannot be read', async () => {

@@ -11,9 +11,9 @@ import type { PageOutlineEntry, Retriever, SearchHit } from './search-types.js';
 /** Most sections an outline lists: about a screen of the chat panel. */
 export const MAX_OUTLINE_ENTRIES = 12;
 
-/** Whether a chunk is a page's opening: the text under its title, before any section. */
-export function isPageOpening(chunk: Pick<Chunk, 'headingPath' | 'part'>): boolean {
-  return chunk.headingPath.length === 1 && chunk.part === 0;
+/** Whether a chunk is a docs page's opening: the text under its title, before any section (a JSON record is not a page). */
+export function isPageOpening(chunk: Pick<Chunk, 'headingPath' | 'part' | 'source' | 'url'>): boolean {
+  return chunk.headingPath.length === 1 && chunk.part === 0 && chunk.url !== '' && !(chunk.source ?? '').startsWith('records:');
 }
 
 /** The page's top-level sections in reading order (each once, by its first part), with their URLs. */
@@ -21,7 +21,7 @@ export function pageOutline(page: readonly Chunk[]): PageOutlineEntry[] {
   const outline: PageOutlineEntry[] = [];
   for (const chunk of [...page].sort((a, b) => a.order - b.order)) {
     const heading = chunk.headingPath[1];
-    if (chunk.headingPath.length !== 2 || chunk.part !== 0 || heading === undefined) continue;
+    if (chunk.headingPath.length !== 2 || chunk.part !== 0 || heading === undefined || chunk.url === '') continue;
     outline.push({ heading, url: chunk.url });
     if (outline.length === MAX_OUTLINE_ENTRIES) break;
   }

@@ -277,8 +277,9 @@ export function composeExtractiveAnswer(request: Pick<ChatModelRequest, 'questio
   const { section: best, excerpt } = quoted;
   const lines = [`From the docs, **${proseMarkdown(sectionName(best))}** ${citations(excerpt.sources)}:`, excerpt.markdown];
   if (excerpt.shortened) lines.push(`Read the whole section in the docs ${citations(excerpt.sources.slice(0, 1))}.`);
-  // A how-to answered by a guide's opening: its steps are the page's sections, so lay them out with their links.
-  const outline = intent === 'how-to' ? best.parts[0]?.outline : undefined;
+  // A how-to answered by a guide's opening alone: its steps are the page's sections, so lay them out with their
+  // links (an opening quoted with the sections it announces already holds them).
+  const outline = intent === 'how-to' && best.parts.length === 1 ? best.parts[0]?.outline : undefined;
   if (outline && outline.length > 0) lines.push(outlineMarkdown(outline));
   const also = seeAlso(sections, best);
   if (also !== null) lines.push(also);
