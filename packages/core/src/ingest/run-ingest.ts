@@ -199,7 +199,9 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
           skipped.push({ file, reason: decoded.reason });
           continue;
         }
-        const hidden = hiddenPageReason(readFrontMatterBlock(decoded.text));
+        // Read once: it says whether the page is hidden and, for a site ingest, its URL.
+        const pageFrontMatter = readFrontMatterBlock(decoded.text);
+        const hidden = hiddenPageReason(pageFrontMatter);
         if (hidden !== null) {
           // Left out like a deleted page: one indexed before it was hidden goes from the index.
           skipped.push({ file, reason: hidden });
@@ -208,7 +210,7 @@ export async function ingestDocs(deps: IngestDependencies, options: IngestOption
         const scoped = set.keyPrefix !== '';
         if (scoped) {
           // Two pages on one URL (a doc id in two instances on one route, a slug taken twice): the second is refused.
-          const url = pageRoute(page, decoded.text);
+          const url = pageRoute(page, pageFrontMatter);
           const owner = urlOwners.get(url);
           if (owner !== undefined) {
             failed.push({
@@ -641,8 +643,7 @@ function hiddenPageReason(frontMatter: Record<string, unknown>): string | null {
 }
 
 /** The page's URL from its path and front matter alone (no markdown parse), for the one-URL-one-page check. */
-function pageRoute(page: SitePage, text: string): string {
-  const frontMatter = readFrontMatterBlock(text);
+function pageRoute(page: SitePage, frontMatter: Record<string, unknown>): string {
   return page.set.kind === 'blog'
     ? computeBlogRoute({ file: page.relative, frontMatter, routeBasePath: page.set.routeBasePath }).url
     : computeDocRoute({ file: page.relative, frontMatter, routeBasePath: page.set.routeBasePath }).url;
