@@ -67,12 +67,6 @@ export interface RankingProfile {
   synonymWeight: number;
   /** Weight of a learned associate (term-associations.ts). */
   expansionWeight: number;
-  /** Weight of the second ranking, by the reader's prose alone, of a question that pastes an error, logs or code (0: one search). */
-  proseQueryWeight: number;
-  /** The constant k of the reciprocal rank fusion of those two rankings (1 / (k + rank)). */
-  proseFusionK: number;
-  /** Sections of each of those rankings that take part in the fusion (the rest of the whole question's ranking follows). */
-  proseFusionDepth: number;
 }
 
 export interface ScopeProfile {
@@ -150,9 +144,6 @@ export const SHARED_PROFILE: Sections = {
     denseFloor: 0,
     synonymWeight: 0.5,
     expansionWeight: 0.4,
-    proseQueryWeight: 0.5,
-    proseFusionK: 60,
-    proseFusionDepth: 20,
   },
   scope: {
     coverageSections: 3,
@@ -202,11 +193,6 @@ export const PROFILE_SOURCES: ProfileSources = {
     synonymWeight:
       'three dev sets (neural), after the word-list audit of issue 10: 0 vs 0.5 MRR@5 redux 0.706/0.706, typescript-eslint 0.734/0.756 (recall@5 0.833/0.900), docs-site 0.975/0.975; 0.5..0.7 equal at 275913b (hashing)',
     expansionWeight: 'three dev sets, recall@5 (session 1)',
-    proseQueryWeight:
-      'seven dev sets (neural, 2026-11-29, 19 questions with a paste and prose): 0 vs 0.5 vs 1 summed recall@5 6.448/6.525/6.525, MRR@5 5.701/5.718/5.670 (1 moves a docs-site troubleshooting answer from first to second); hashing embedder 0 vs 0.5: recall@5 6.454 both, MRR@5 5.587/5.549 (that docs-site answer second, a pino one higher)',
-    proseFusionK: 'not fitted: the constant of Cormack, Clarke and Buettcher (2009), which damps the top ranks of either list',
-    proseFusionDepth:
-      'seven dev sets (neural, 2026-11-29): 20 as tried first; all 50 candidates let sections deep in both lists outvote a top section (pino recall@5 0.923 -> 0.885)',
   },
   scope: {
     coverageSections: 'not fitted: an answer may span a couple of sections',
@@ -256,9 +242,6 @@ export const PROFILE_RANGES: ProfileRanges = {
     denseFloor: [-1, 0.95],
     synonymWeight: [0, 1],
     expansionWeight: [0, 1],
-    proseQueryWeight: [0, 2],
-    proseFusionK: [1, 1000],
-    proseFusionDepth: [1, 200],
   },
   scope: {
     coverageSections: [1, 20],

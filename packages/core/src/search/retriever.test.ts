@@ -9,8 +9,7 @@ import type { VectorStore } from '../stores/vector-store.js';
 import { ingestDocs } from '../ingest/run-ingest.js';
 import { readTermStatistics } from '../text/term-statistics.js';
 import { createThesaurus } from '../text/synonyms.js';
-import { retrievalProfileFor } from '../profile/retrieval-profile.js';
-import { createRetriever, fuseRankings } from './retriever.js';
+import { createRetriever } from './retriever.js';
 import type { ScopeCalibration } from './scope-check.js';
 import type { Retriever } from './search-types.js';
 
@@ -154,52 +153,6 @@ describe('hybrid retriever on a small corpus', () => {
     expect(response.explanation?.questionTerms).not.toEqual(expect.arrayContaining(['0']));
   });
 
-  it("also searches a question that pastes code by its own words, so the paste's names do not bury what it asks", async () => {
-    // A reference page whose every section names what the reader's code calls...
-    await fs.writeFile(
-      path.join(docsDir, 'beacon-api.md'),
-      '---\ntitle: Beacon API\n---\n\n' +
-        ['beaconConfig', 'rotationSpeed', 'beamColor', 'flashPattern']
-          .map(
-            (name) =>
-              `## ${name}\n\n\`${name}\` sets the beacon's ${name} at start. Example: \`beaconConfig({ ${name}: 3 })\`, then \`beacon.${name}\` reads it back.\n`,
-          )
-          .join('\n'),
-    );
-    // ...and the page that answers what the reader asks, in words the code does not hold.
-    await fs.writeFile(
-      path.join(docsDir, 'logbook.md'),
-      '---\ntitle: The logbook\n---\n\n## Night entries missing from the logbook file\n\n' +
-        'Entries written at night show on the console but never reach the logbook file: the file keeps only entries at the watch level or above. Lower the watch level of the file as well.\n',
-    );
-    await ingest();
-    const question =
-      'night entries show on the console but never reach the logbook file. what am i missing?\n\n' +
-      '```js\nconst beacon = beaconConfig({ rotationSpeed: 3, beamColor: "white", flashPattern: "long" })\n' +
-      'beacon.rotationSpeed = 4\nbeacon.beamColor = "red"\nbeacon.flashPattern = "short"\n```';
-    const response = await retriever.search(question, { explain: true, k: 3 });
-    expect(response.hits.map((hit) => hit.chunk.heading)).toContain('Night entries missing from the logbook file');
-    expect(response.explanation?.proseQuestion).toBe(
-      'night entries show on the console but never reach the logbook file. what am i missing?',
-    );
-    expect(response.hits.map((hit) => hit.rank)).toEqual([1, 2, 3]);
-
-    // One search of the condensed question alone (the weight at 0) ranks three reference sections above it.
-    const oneSearch = createRetriever({
-      store,
-      embedding,
-      calibration: LOCAL_CALIBRATION,
-      profile: retrievalProfileFor('local', { 'ranking.proseQueryWeight': 0 }),
-    });
-    const single = await oneSearch.search(question, { explain: true, k: 3 });
-    expect(single.hits.map((hit) => hit.chunk.heading)).not.toContain('Night entries missing from the logbook file');
-    expect(single.explanation?.proseQuestion).toBeUndefined();
-
-    // A question with no paste is searched once.
-    const plain = await retriever.search('Where are lamp oil drums kept?', { explain: true });
-    expect(plain.explanation?.proseQuestion).toBeUndefined();
-  });
-
   it('rejects a question about something the docs never mention, with low confidence', async () => {
     const response = await retriever.search('How do I deploy my Gatsby site to Netlify?');
     expect(response.outOfScope).toBe(true);
@@ -230,34 +183,5 @@ describe('hybrid retriever on a small corpus', () => {
     expect(rebuilt?.df.has('compressor')).toBe(false);
     // The deleted page's vector went with it: its words no longer pull any page up.
     expect((await retriever.search('compressor pistons grease')).outOfScope).toBe(true);
-  });
-});
-
-describe('fusing the whole question ranking with its prose ranking', () => {
-  const section = (file: string, anchor: string) => ({ payload: { file, anchor } });
-  const names = (list: { payload: { file: string; anchor: string | null } }[]) =>
-    list.map((item) => `${item.payload.file}#${item.payload.anchor}`);
-
-  it('lifts a section both rankings hold above one only the first holds, and keeps each section once', () => {
-    const first = [section('a.md', 'one'), section('a.md', 'two'), section('b.md', 'three')];
-    const second = [section('b.md', 'three'), section('c.md', 'four')];
-    expect(names(fuseRankings(first, second, { weight: 1, k: 60, depth: 20 }))).toEqual([
-      'b.md#three',
-      'a.md#one',
-      'a.md#two',
-      'c.md#four',
-    ]);
-  });
-
-  it('weighs the prose ranking less at a weight under 1, and appends the rest of the first ranking after the fused depth', () => {
-    const first = [section('a.md', 'one'), section('a.md', 'two'), section('a.md', 'three'), section('a.md', 'four')];
-    const second = [section('z.md', 'prose'), section('a.md', 'one')];
-    expect(names(fuseRankings(first, second, { weight: 0.5, k: 60, depth: 2 }))).toEqual([
-      'a.md#one',
-      'a.md#two',
-      'z.md#prose',
-      'a.md#three',
-      'a.md#four',
-    ]);
   });
 });

@@ -17,7 +17,7 @@ import { createThesaurus, type Thesaurus } from '../text/synonyms.js';
 import { literalSparseHits, rerankCandidates } from './rerank.js';
 import type { AddedTerm, Retriever, SearchHit, SearchOptions, SearchResponse } from './search-types.js';
 import { judgeScope, type ScopeCalibration } from './scope-check.js';
-import { condenseQuestion, splitQuestion } from './question-parts.js';
+import { condenseQuestion } from './question-parts.js';
 import { retrievalProfileFor, type RetrievalProfile } from '../profile/retrieval-profile.js';
 import { MAX_MESSAGE_CHARS } from '../protocol/chat-stream.js';
 import { readSiteSummary, type SiteSummary } from '../ingest/site-layout.js';
@@ -72,49 +72,6 @@ export function distinctSections<T extends { payload: Pick<Chunk, 'file' | 'anch
   });
 }
 
-/**
- * The reader's own prose, to search apart from the whole question, when the question pastes an error, a log or
- * code besides asking something; null otherwise. The whole question's condensed form leans on the paste's names
- * and error line, which can outweigh what the reader asks ("the debug lines show in the terminal but not in the
- * file"); a second ranking by the prose alone brings up the sections about that.
- */
-export function proseQueryOf(question: string, maxChars: number): string | null {
-  const parts = splitQuestion(question);
-  if (parts.onlyPasted || parts.pasted.length === 0) return null;
-  const asked = condenseQuestion(parts.asked.trim(), maxChars);
-  // Too little prose to rank on ("see below:", "why?").
-  if (new Set(analyzeTerms(asked)).size < 2) return null;
-  return asked;
-}
-
-/**
- * Two rankings of distinct sections as one, by weighted reciprocal rank fusion over the first `depth` sections of
- * each: a section scores 1 / (k + rank) in the first ranking plus `weight` / (k + rank) in the second. The rest of
- * the first ranking follows. A section keeps the re-ranking score of the first ranking that holds it (the scores of
- * two queries do not compare, so the order is the fused one, not the scores').
- */
-export function fuseRankings<T extends { payload: Pick<Chunk, 'file' | 'anchor'> }>(
-  first: T[],
-  second: T[],
-  fusion: { weight: number; k: number; depth: number },
-): T[] {
-  const keyOf = (item: T): string => `${item.payload.file}#${item.payload.anchor ?? ''}`;
-  const fused = new Map<string, { item: T; score: number; position: number }>();
-  const add = (list: T[], share: number): void => {
-    list.slice(0, fusion.depth).forEach((item, index) => {
-      const key = keyOf(item);
-      const entry = fused.get(key) ?? { item, score: 0, position: fused.size };
-      entry.score += share / (fusion.k + index + 1);
-      fused.set(key, entry);
-    });
-  };
-  add(first, 1);
-  add(second, fusion.weight);
-  // Ties keep the first ranking's order, then the second's.
-  const top = [...fused.values()].sort((a, b) => b.score - a.score || a.position - b.position).map((entry) => entry.item);
-  return [...top, ...first.slice(fusion.depth).filter((item) => !fused.has(keyOf(item)))];
-}
-
 export function createRetriever(options: RetrieverOptions): Retriever {
   const { store, embedding, calibration } = options;
   const thesaurus = options.thesaurus ?? createThesaurus();
@@ -150,42 +107,30 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       // On a whole-site index the search keeps to one version and locale (site-scope.ts).
       const siteScope = site ? resolveSiteScope(question, searchOptions.scope ?? {}, site) : null;
       const filter = siteScope ? { ...searchOptions.filter, ...siteScope.filter } : searchOptions.filter;
+      const questionTerms = analyzeTerms(query);
+      const synonyms = thesaurus.expansions(query, ranking.synonymWeight);
+      const learned = expandWords(questionTerms, associations, ranking.expansionWeight);
+      const expansions = new Map(learned);
+      for (const [word, weight] of synonyms) expansions.set(word, Math.max(expansions.get(word) ?? 0, weight));
+      const dense = await embedding.embedQuery(query, { signal: searchOptions.signal });
+      throwIfAborted(searchOptions.signal);
+      const sparse = encodeQuerySparse(query, expansions);
       const candidates = Math.max(ranking.candidates, k);
-      /** One query's candidates from the store, re-ranked. */
-      const rankFor = async (text: string) => {
-        const terms = analyzeTerms(text);
-        const synonyms = thesaurus.expansions(text, ranking.synonymWeight);
-        const learned = expandWords(terms, associations, ranking.expansionWeight);
-        const expansions = new Map(learned);
-        for (const [word, weight] of synonyms) expansions.set(word, Math.max(expansions.get(word) ?? 0, weight));
-        const dense = await embedding.embedQuery(text, { signal: searchOptions.signal });
-        throwIfAborted(searchOptions.signal);
-        const result = await store.hybridSearch({
-          dense,
-          sparse: encodeQuerySparse(text, expansions),
-          // Pages are queried with the question's own words and their synonyms: expanding them with the looser
-          // learned associates too lost ranking quality on all three question sets.
-          pageSparse: encodePageQuerySparse(text, synonyms),
-          limit: candidates,
-          prefetchLimit: candidates,
-          filter,
-          signal: searchOptions.signal,
-        });
-        return { terms, synonyms, learned, expansions, result, ranked: rerankCandidates(text, result, stats, ranking) };
-      };
-      // A question that pastes an error, logs or code besides asking something is also searched by its prose alone.
-      const prose = ranking.proseQueryWeight > 0 ? proseQueryOf(question, profile.context.maxSearchQueryChars) : null;
-      const [whole, proseAlone] = await Promise.all([rankFor(query), prose === null ? null : rankFor(prose)]);
-      const { terms: questionTerms, synonyms, learned, expansions, result, ranked } = whole;
-      const sections = distinctSections(ranked);
-      const ordered = proseAlone
-        ? fuseRankings(sections, distinctSections(proseAlone.ranked), {
-            weight: ranking.proseQueryWeight,
-            k: ranking.proseFusionK,
-            depth: ranking.proseFusionDepth,
-          })
-        : sections;
-      const hits: SearchHit[] = ordered.slice(0, k).map((point, index) => ({ rank: index + 1, score: point.score, chunk: point.payload }));
+      const result = await store.hybridSearch({
+        dense,
+        sparse,
+        // Pages are queried with the question's own words and their synonyms: expanding them with the looser
+        // learned associates too lost ranking quality on all three question sets.
+        pageSparse: encodePageQuerySparse(query, synonyms),
+        limit: candidates,
+        prefetchLimit: candidates,
+        filter,
+        signal: searchOptions.signal,
+      });
+      const ranked = rerankCandidates(query, result, stats, ranking);
+      const hits: SearchHit[] = distinctSections(ranked)
+        .slice(0, k)
+        .map((point, index) => ({ rank: index + 1, score: point.score, chunk: point.payload }));
       // The scope check judges the question as written: rank the same candidates on its own words.
       const literal =
         expansions.size === 0
@@ -221,7 +166,6 @@ export function createRetriever(options: RetrieverOptions): Retriever {
             denseVetoCoverage: profile.scope.denseVetoCoverage,
           },
           ...(query === question ? {} : { condensedQuestion: query }),
-          ...(prose === null ? {} : { proseQuestion: prose }),
         };
       }
       return response;

@@ -85,8 +85,6 @@ export interface SearchExplanation {
   };
   /** What was searched for when the question was too long to search with as it is (question-parts.ts). */
   condensedQuestion?: string;
-  /** The reader's own prose, searched apart from a question that pastes an error, logs or code; the two rankings were fused. */
-  proseQuestion?: string;
 }
 
 /** Hybrid retrieval over one index. */

@@ -34,11 +34,6 @@ export function formatExplanation(response: SearchResponse, explanation: SearchE
       `  the question was too long to search as it is; searched for: ${explanation.condensedQuestion.replace(/\s+/g, ' ').slice(0, 300)}`,
     );
   }
-  if (explanation.proseQuestion !== undefined) {
-    lines.push(
-      `  the question pastes an error, a log or code: also searched for its own words alone, and the two rankings merged: ${explanation.proseQuestion.replace(/\s+/g, ' ').slice(0, 300)}`,
-    );
-  }
   return `${lines.join('\n')}\n`;
 }
 
