@@ -58,6 +58,19 @@ describe('the server configuration', () => {
     expect(problemsOf({ REQUEST_TIMEOUT_MS: '0' })).toMatch(/REQUEST_TIMEOUT_MS="0" is not valid/);
   });
 
+  it('reads the soft memory limit, 300 MB unless set, 0 to turn it off, and refuses values no server could live under', () => {
+    expect(loadServerSettings({}).memorySoftLimitMb).toBe(300);
+    expect(loadServerSettings({ MEMORY_SOFT_LIMIT_MB: '0' }).memorySoftLimitMb).toBe(0);
+    expect(loadServerSettings({ MEMORY_SOFT_LIMIT_MB: '450' }).memorySoftLimitMb).toBe(450);
+    expect(problemsOf({ MEMORY_SOFT_LIMIT_MB: '1' })).toMatch(
+      /MEMORY_SOFT_LIMIT_MB=1 is below what a server process needs.*at least 128, or to 0/,
+    );
+    expect(problemsOf({ MEMORY_SOFT_LIMIT_MB: '300MB' })).toMatch(
+      /MEMORY_SOFT_LIMIT_MB="300MB" is not valid: set it to a whole number of MB/,
+    );
+    expect(problemsOf({ MEMORY_SOFT_LIMIT_MB: '-5' })).toMatch(/MEMORY_SOFT_LIMIT_MB="-5" is not valid/);
+  });
+
   it('chooses Gemini when GEMINI_API_KEY is set and takes the model and base URL from the environment', () => {
     const settings = loadServerSettings({
       GEMINI_API_KEY: 'k',

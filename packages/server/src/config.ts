@@ -52,6 +52,8 @@ export interface ServerSettings {
   healthCheckTimeoutMs: number;
   /** How old a dependency check /health may serve (HEALTH_CACHE_MS); 0 checks on every poll. */
   healthCacheMs: number;
+  /** Resident memory near which V8 collects garbage sooner (MEMORY_SOFT_LIMIT_MB; 0 = off); see memory-soft-limit.ts. */
+  memorySoftLimitMb: number;
   /** Trust X-Forwarded-For from this many proxy hops (rate limits per reader IP behind a load balancer). */
   trustProxy: boolean | number;
   /** Recent search results kept in memory (0 = off) and for how long. */
@@ -82,12 +84,16 @@ export const DEFAULT_SERVER_SETTINGS = {
   heartbeatMs: 15_000,
   healthCheckTimeoutMs: 300,
   healthCacheMs: 1000,
+  memorySoftLimitMb: 300,
   llmTimeoutMs: 60_000,
   adminTokenMinLength: 16,
   retrievalCacheSize: 500,
   retrievalCacheTtlMs: 300_000,
   insightsCacheSeconds: 30,
 } as const;
+
+/** Below this a soft memory limit would keep V8 collecting from the start: a mistake (a value in GB, or too small). */
+const MIN_MEMORY_SOFT_LIMIT_MB = 128;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const PROVIDERS: readonly ChatModelProvider[] = ['gemini', 'openai', 'extractive'];
@@ -239,6 +245,12 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
   const heartbeatMs = integer('HEARTBEAT_MS', DEFAULT_SERVER_SETTINGS.heartbeatMs, 100, 300_000, 'milliseconds');
   const healthCheckTimeoutMs = integer('HEALTH_CHECK_TIMEOUT_MS', DEFAULT_SERVER_SETTINGS.healthCheckTimeoutMs, 10, 450, 'milliseconds');
   const healthCacheMs = integer('HEALTH_CACHE_MS', DEFAULT_SERVER_SETTINGS.healthCacheMs, 0, 60_000, 'milliseconds');
+  const memorySoftLimitMb = integer('MEMORY_SOFT_LIMIT_MB', DEFAULT_SERVER_SETTINGS.memorySoftLimitMb, 0, 1_048_576, 'MB');
+  if (memorySoftLimitMb > 0 && memorySoftLimitMb < MIN_MEMORY_SOFT_LIMIT_MB) {
+    problems.push(
+      `MEMORY_SOFT_LIMIT_MB=${memorySoftLimitMb} is below what a server process needs at start (about 200 MB with the neural embedder, 150 MB without): set it to at least ${MIN_MEMORY_SOFT_LIMIT_MB}, or to 0 to let V8 size its heap on its own.`,
+    );
+  }
 
   const rawTrust = read('TRUST_PROXY')?.toLowerCase();
   let trustProxy: boolean | number = false;
@@ -308,6 +320,7 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
     heartbeatMs,
     healthCheckTimeoutMs,
     healthCacheMs,
+    memorySoftLimitMb,
     trustProxy,
     retrievalCache,
     mcp,

@@ -24,6 +24,7 @@ import { ConversationStoreUnavailableError } from './conversations/conversation-
 import { startServer, type RunningServer } from './server-runtime.js';
 import type { ClusterMetrics } from './metrics/cluster-metrics.js';
 import { PendingReplies } from './cluster/pending-replies.js';
+import { heapGrowthSetByOperator, startMemorySoftLimit } from './memory-soft-limit.js';
 
 /** Longer than the primary's own wait for each process (2 s), so a slow process is counted out rather than failing the scrape. */
 const CLUSTER_METRICS_TIMEOUT_MS = 5000;
@@ -70,13 +71,39 @@ export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv): P
   if (workers > 1) return runClusterPrimary(workers, effective);
 
   let server: RunningServer;
+  let config;
   try {
-    server = await startServer(loadConfig(effective), { env: effective });
+    config = loadConfig(effective);
+    server = await startServer(config, { env: effective });
   } catch (error) {
     process.stderr.write(`docs-chat serve: ${startupFailure(error)}\n`);
     return 1;
   }
-  return serveUntilStopped(server).exitCode;
+  const stopWatching = watchMemory(server, config.server.memorySoftLimitMb);
+  return serveUntilStopped(server).exitCode.finally(stopWatching);
+}
+
+/** MEMORY_SOFT_LIMIT_MB, watched by each server process on its own (memory-soft-limit.ts); returns how to stop. */
+function watchMemory(server: RunningServer, limitMb: number): () => void {
+  if (limitMb === 0) return () => undefined;
+  if (heapGrowthSetByOperator()) {
+    server.logger.info(
+      { memorySoftLimitMb: limitMb },
+      'MEMORY_SOFT_LIMIT_MB is not applied: node was started with --heap-growing-percent, which is kept as given',
+    );
+    return () => undefined;
+  }
+  const limit = startMemorySoftLimit({
+    limitMb,
+    onChange: (engaged, rssMb) =>
+      server.logger.info(
+        { rssMb, memorySoftLimitMb: limitMb },
+        engaged
+          ? 'resident memory is near MEMORY_SOFT_LIMIT_MB: V8 now collects garbage sooner (a little more CPU per answer)'
+          : 'resident memory is well below MEMORY_SOFT_LIMIT_MB again: V8 sizes its heap on its own',
+      ),
+  });
+  return () => limit.stop();
 }
 
 /**
@@ -175,8 +202,10 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
     return metrics;
   };
   let server: RunningServer;
+  let config;
   try {
-    server = await startServer(loadConfig(effective), {
+    config = loadConfig(effective);
+    server = await startServer(config, {
       env: effective,
       cluster: { workerIndex, onIndexChanged: () => toPrimary({ type: 'docs-chat:index-changed' }), collectMetrics },
     });
@@ -186,6 +215,7 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
     return 1;
   }
   const serving = serveUntilStopped(server);
+  void serving.exitCode.finally(watchMemory(server, config.server.memorySoftLimitMb));
   const onMessage = (message: PrimaryMessage): void => {
     switch (message.type) {
       case 'docs-chat:stop':

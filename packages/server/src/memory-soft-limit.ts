@@ -1,0 +1,91 @@
+/**
+ * A soft memory limit for one server process (MEMORY_SOFT_LIMIT_MB), in the
+ * spirit of Go's GOMEMLIMIT: below it V8 sizes its heaps as it likes; near it,
+ * V8 is told to grow the heap by at most 30 % over what was live at its last
+ * full collection, so garbage is collected sooner instead of piling up.
+ *
+ * Why not always: set for a whole run (`node --heap-growing-percent=30`), the
+ * tighter growth measured 1.40–1.56 ms of CPU per answer at 200 readers with
+ * repeated questions, the common case, against 1.18–1.24 ms without (one run
+ * of three rounds each, same host and hour), where memory stays under 300 MB
+ * anyway; an earlier day's run on a slower host saw new questions wait longer
+ * with it. With every question new, V8's own growth took the process to
+ * 299–321 MB. Switched on near the limit only, it kept that run at 295–300 MB,
+ * and the repeated-question run, where it switched on at 277 MB, at
+ * 1.20–1.29 ms (issue 16 budget: 300 MB per server process; benchmarks.md, "A
+ * soft memory limit"). It lets go again once memory is well below the limit.
+ *
+ * V8 reads `--heap-growing-percent` afresh at each collection, and Node keeps
+ * V8's flags writable after start-up, so `v8.setFlagsFromString` can switch it
+ * on and off while the server runs. An operator who passes the flag to `node`
+ * keeps it: the limit then does nothing.
+ */
+import v8 from 'node:v8';
+
+/** The heap growth near the limit: 1.3 times the live heap (V8's own factor goes up to 4 on a machine with memory to spare). */
+export const NEAR_LIMIT_GROWING_PERCENT = 30;
+/** Engages at this share of the limit, and lets go below the lower one (hysteresis, so it does not flap). */
+export const ENGAGE_SHARE = 0.92;
+export const RELEASE_SHARE = 0.82;
+const CHECK_INTERVAL_MS = 1000;
+
+export interface MemorySoftLimitOptions {
+  limitMb: number;
+  /** Resident memory in bytes; the process's own by default. */
+  readRss?: () => number;
+  /** Sets V8's heap growth (0 = V8's own). */
+  setGrowingPercent?: (percent: number) => void;
+  /** Told when the tighter growth is switched on or off. */
+  onChange?: (engaged: boolean, rssMb: number) => void;
+  intervalMs?: number;
+}
+
+export interface MemorySoftLimit {
+  /** Checks the resident memory now (the timer does so every second). */
+  check(): void;
+  readonly engaged: boolean;
+  /** Stops watching and gives V8 its own heap growth back. */
+  stop(): void;
+}
+
+/** True when `node` was started with the flag (on its command line or in NODE_OPTIONS): the operator's choice wins. */
+export function heapGrowthSetByOperator(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): boolean {
+  const named = (argument: string) => /^--heap[-_]growing[-_]percent(=|$)/.test(argument);
+  return execArgv.some(named) || nodeOptions.split(/\s+/).some(named);
+}
+
+function setV8GrowingPercent(percent: number): void {
+  v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
+
+export function startMemorySoftLimit(options: MemorySoftLimitOptions): MemorySoftLimit {
+  const readRss = options.readRss ?? (() => process.memoryUsage.rss());
+  const setGrowingPercent = options.setGrowingPercent ?? setV8GrowingPercent;
+  const engageBytes = options.limitMb * ENGAGE_SHARE * 1024 * 1024;
+  const releaseBytes = options.limitMb * RELEASE_SHARE * 1024 * 1024;
+  let engaged = false;
+  const check = (): void => {
+    const rss = readRss();
+    const next = engaged ? rss >= releaseBytes : rss >= engageBytes;
+    if (next === engaged) return;
+    engaged = next;
+    setGrowingPercent(engaged ? NEAR_LIMIT_GROWING_PERCENT : 0);
+    options.onChange?.(engaged, Math.round(rss / (1024 * 1024)));
+  };
+  const timer = setInterval(check, options.intervalMs ?? CHECK_INTERVAL_MS);
+  timer.unref();
+  return {
+    check,
+    get engaged() {
+      return engaged;
+    },
+    stop() {
+      clearInterval(timer);
+      if (engaged) setGrowingPercent(0);
+      engaged = false;
+    },
+  };
+}
