@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +36,31 @@ describe('ingest lock', () => {
     );
     const lock = await acquireIngestLock(dataDir, 'book');
     await lock.release();
+  });
+
+  it('takes over a lock left by a killed process that is not reaped yet (a zombie, as under a container without init)', async () => {
+    // The shell starts `sleep 0` in the background, prints its pid and becomes `sleep 30`, which never reaps it:
+    // once `sleep 0` exits it stays a zombie until the shell's process ends.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const [firstLine] = (await once(parent.stdout, 'data')) as [Buffer];
+      const zombie = Number(firstLine.toString().trim());
+      const state = async () => {
+        const stat = await fs.readFile(`/proc/${zombie}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
+      };
+      for (let waited = 0; (await state()) !== 'Z' && waited < 5000; waited += 20) await new Promise((done) => setTimeout(done, 20));
+      expect(await state()).toBe('Z');
+      await fs.mkdir(path.join(dataDir, 'locks'), { recursive: true });
+      await fs.writeFile(
+        path.join(dataDir, 'locks', 'ingest-book.lock'),
+        JSON.stringify({ pid: zombie, host: os.hostname(), startedAt: '2026-01-01T00:00:00Z' }),
+      );
+      const lock = await acquireIngestLock(dataDir, 'book');
+      await lock.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('takes over a lock that names this process when it was left by an earlier run reusing the pid (containers)', async () => {

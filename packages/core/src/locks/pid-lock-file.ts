@@ -6,6 +6,7 @@
  * restarts. A lock from another host cannot be judged from here and is
  * respected.
  */
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,14 +25,32 @@ export interface LockOwner {
 /** Lock files this process holds right now. */
 const heldByThisProcess = new Set<string>();
 
+/**
+ * True for a process that has exited but not been reaped yet (a zombie). A
+ * killed ingest whose parent died with it is handed to the container's first
+ * process, which may reap it late or, without an init, never; signal 0 still
+ * reaches a zombie, so without this its lock would look held for good. Linux
+ * only (`/proc`); elsewhere nothing is a zombie here.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (command) state ...": the command may hold spaces and parentheses, so read after the last ')'.
+    const state = stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
+  }
+}
+
 function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !isZombie(pid);
 }
 
 async function readOwner(file: string): Promise<LockOwner | null> {
