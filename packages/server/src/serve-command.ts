@@ -79,8 +79,7 @@ export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv): P
     process.stderr.write(`docs-chat serve: ${startupFailure(error)}\n`);
     return 1;
   }
-  const stopWatching = watchMemory(server, config.server.memorySoftLimitMb);
-  return serveUntilStopped(server).exitCode.finally(stopWatching);
+  return serveUntilStopped(server, config.server.memorySoftLimitMb).exitCode;
 }
 
 /** MEMORY_SOFT_LIMIT_MB, watched by each server process on its own (memory-soft-limit.ts); returns how to stop. */
@@ -108,12 +107,13 @@ function watchMemory(server: RunningServer, limitMb: number): () => void {
 
 /**
  * Stops on SIGINT/SIGTERM (or `stop()`): no new requests, running answers may finish. A second signal
- * means "now" (exit code 130).
+ * means "now" (exit code 130). Watches MEMORY_SOFT_LIMIT_MB while it serves.
  */
-function serveUntilStopped(server: RunningServer): { exitCode: Promise<number>; stop(): void } {
+function serveUntilStopped(server: RunningServer, memorySoftLimitMb: number): { exitCode: Promise<number>; stop(): void } {
+  const stopWatching = watchMemory(server, memorySoftLimitMb);
   let stop: (signal: NodeJS.Signals) => void = () => undefined;
   let stopping = false;
-  const exitCode = new Promise<number>((resolve) => {
+  const served = new Promise<number>((resolve) => {
     stop = (signal: NodeJS.Signals): void => {
       if (stopping) {
         // A second Ctrl-C means "now".
@@ -135,7 +135,7 @@ function serveUntilStopped(server: RunningServer): { exitCode: Promise<number>; 
     process.once('SIGTERM', stop);
   });
   return {
-    exitCode,
+    exitCode: served.finally(stopWatching),
     stop: () => {
       if (!stopping) stop('SIGTERM');
     },
@@ -214,8 +214,7 @@ async function runClusterWorker(workerIndex: number, effective: NodeJS.ProcessEn
     cluster.worker?.disconnect();
     return 1;
   }
-  const serving = serveUntilStopped(server);
-  void serving.exitCode.finally(watchMemory(server, config.server.memorySoftLimitMb));
+  const serving = serveUntilStopped(server, config.server.memorySoftLimitMb);
   const onMessage = (message: PrimaryMessage): void => {
     switch (message.type) {
       case 'docs-chat:stop':
