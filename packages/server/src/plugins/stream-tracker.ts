@@ -4,6 +4,7 @@
  * readers get a `shutting_down` error event and the partial answers are stored
  * as interrupted) and waits for that to be written.
  */
+import { setMaxListeners } from 'node:events';
 import { ServerShutdownError } from '../chat/chat-service.js';
 
 /** How long aborted answers get to store their partial text after the grace period. */
@@ -12,6 +13,13 @@ const ABORT_SETTLE_MS = 2000;
 export class StreamTracker {
   private readonly active = new Set<Promise<unknown>>();
   private readonly shutdown = new AbortController();
+
+  constructor() {
+    // Every answer in flight listens here (and stops listening when its response closes), so more than
+    // Node's default of 10 listeners is normal load, not a leak: without this, the 11th concurrent answer
+    // printed a "possible memory leak" warning on the server's stderr.
+    setMaxListeners(Number.POSITIVE_INFINITY, this.shutdown.signal);
+  }
 
   /** Aborted when the grace period of a shutdown has run out. */
   get shutdownSignal(): AbortSignal {
