@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { installSplitBatchMatMul } from './neural-batch-matmul.mjs';
 
 const { modelDirectory, modelPackage, expectedDigest, reinstallHint } = workerData;
 
@@ -124,6 +125,8 @@ async function loadModel() {
   try {
     // Never `initModel()` without a source: its default downloads the model from the internet.
     const model = await embeddings.initModel(modelSource);
+    // About 30 % faster on chunk-sized texts, same vectors (see neural-batch-matmul.mjs).
+    installSplitBatchMatMul(core);
     // The weights now live in the WebAssembly backend's memory (copied there: the vectors are the same after this).
     // TF.js's GraphModel keeps the loaded artifacts to save the model again, which never happens here. Transferring
     // the buffer away detaches it, so its 26 MB go at the next minor GC instead of at a full one, which an idle
