@@ -26,7 +26,7 @@ describe('StreamTracker with many answers in flight', () => {
     const signals = replies.map(({ reply }) => answerAbortSignal(reply, tracker.shutdownSignal));
     expect(getEventListeners(tracker.shutdownSignal, 'abort')).toHaveLength(200);
 
-    replies.forEach(({ close }) => close(true));
+    replies.forEach((reply) => reply.close(true));
     expect(getEventListeners(tracker.shutdownSignal, 'abort')).toHaveLength(0);
     expect(signals.every((signal) => !signal.aborted)).toBe(true);
   });
