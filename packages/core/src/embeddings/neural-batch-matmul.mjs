@@ -6,27 +6,22 @@
 // (a batch of texts × 4 heads, one operand transposed), so that loop took about a third of the time of a
 // chunk-sized text (measured on 8 × 128-token chunks: 275 of 822 ms per batch). Here such a product is split
 // into one single-batch product per head, each of which takes XNNPACK's path; the vectors are the same to
-// within float rounding (max difference 2e-7, cosine 1 - 1e-12, on 37 redux chunks).
+// within float rounding (max difference 2e-7, cosine 1 - 1e-12, on 37 redux chunks). A question's products
+// are small (about 26 × 128 × 26 multiply-adds per head), yet splitting them still saves CPU: 5-6 % per question
+// embedded alone and 9-11 % in batches of 8 (redux questions, 150 batches each way, interleaved).
 //
-// Budget: issue 10's first neural ingest of the redux corpus in under 90 s on 2 cores (78 s on a slow host
-// on 2026-11-29); with this kernel a chunk embeds about 30 % faster (113-125 → 72-87 ms per chunk, same host).
+// Budget: issue 10's first neural ingest of the redux corpus in under 90 s on 2 cores, missed on a slow host
+// (92-94 s on 2026-11-29); with this kernel a chunk embeds about 30 % faster and that ingest took 67-77 s.
 // No maintained package offers this: TF.js's own WebAssembly backend has the same scalar path.
-
-/**
- * Below this many multiply-adds per head the scalar loop is as fast as splitting (a question's 26 tokens
- * make 26 × 128 × 26 ≈ 86,000): an XNNPACK product packs its right operand first, which costs more than a
- * product that small.
- */
-export const MIN_MULTIPLY_ADDS_TO_SPLIT = 1 << 20;
 
 const product = (dims) => dims.reduce((total, dim) => total * dim, 1);
 
 /**
- * Replaces the backend's BatchMatMul kernel with one that splits large batched products into single-batch
- * XNNPACK products. Returns a function that puts the original kernel back. When the runtime does not expose
+ * Replaces the backend's BatchMatMul kernel with one that splits batched or transposed products into
+ * single-batch XNNPACK products. Returns a function that puts the original kernel back. When the runtime does not expose
  * what this needs (another version), nothing is replaced and the returned function does nothing.
  */
-export function installSplitBatchMatMul(tf, { minMultiplyAdds = MIN_MULTIPLY_ADDS_TO_SPLIT } = {}) {
+export function installSplitBatchMatMul(tf) {
   const original = tf.getKernel?.('BatchMatMul', 'wasm');
   const transpose = tf.getKernel?.('Transpose', 'wasm')?.kernelFunc;
   const backend = tf.findBackend?.('wasm');
@@ -45,7 +40,7 @@ export function installSplitBatchMatMul(tf, { minMultiplyAdds = MIN_MULTIPLY_ADD
     const n = transposeB ? b.shape[b.shape.length - 2] : b.shape[b.shape.length - 1];
     const alreadyFast = batch === 1 && !transposeA && !transposeB;
     const sameBatches = b.shape.length === rank && a.shape.slice(0, -2).every((dim, index) => dim === b.shape[index]);
-    if (alreadyFast || !sameBatches || a.dtype !== 'float32' || b.dtype !== 'float32' || m * k * n < minMultiplyAdds) {
+    if (alreadyFast || !sameBatches || a.dtype !== 'float32' || b.dtype !== 'float32') {
       return original.kernelFunc(args);
     }
     // Both operands as [batch, rows, columns] in memory order, then with the transposes applied.

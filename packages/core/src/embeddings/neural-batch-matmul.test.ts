@@ -77,8 +77,7 @@ describe('split BatchMatMul of the neural embedder', () => {
 
   it.each(cases)('gives the original kernel’s product: $name', (testCase) => {
     const expected = multiply(testCase);
-    // Every size is split here (the default leaves products as small as these to the original kernel).
-    const restore = installSplitBatchMatMul(tf, { minMultiplyAdds: 0 });
+    const restore = installSplitBatchMatMul(tf);
     try {
       const tensorsBefore = tf.memory().numTensors;
       const dataBefore = tf.engine().backend.numDataIds();
