@@ -25,7 +25,14 @@ export function installSplitBatchMatMul(tf) {
   const original = tf.getKernel?.('BatchMatMul', 'wasm');
   const transpose = tf.getKernel?.('Transpose', 'wasm')?.kernelFunc;
   const backend = tf.findBackend?.('wasm');
-  if (!original || !transpose || typeof backend?.typedArrayFromHeap !== 'function' || typeof backend?.makeOutput !== 'function') {
+  const usable =
+    original &&
+    transpose &&
+    typeof tf.registerKernel === 'function' &&
+    typeof tf.unregisterKernel === 'function' &&
+    typeof backend?.typedArrayFromHeap === 'function' &&
+    typeof backend?.makeOutput === 'function';
+  if (!usable) {
     return () => {};
   }
 

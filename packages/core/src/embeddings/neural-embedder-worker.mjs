@@ -125,7 +125,7 @@ async function loadModel() {
   try {
     // Never `initModel()` without a source: its default downloads the model from the internet.
     const model = await embeddings.initModel(modelSource);
-    // About 30 % faster on chunk-sized texts, same vectors (see neural-batch-matmul.mjs).
+    // Attention products on XNNPACK: chunks embed about 30 % faster, questions with 5-11 % less CPU, same vectors.
     installSplitBatchMatMul(core);
     // The weights now live in the WebAssembly backend's memory (copied there: the vectors are the same after this).
     // TF.js's GraphModel keeps the loaded artifacts to save the model again, which never happens here. Transferring
