@@ -18,8 +18,8 @@ const product = (dims) => dims.reduce((total, dim) => total * dim, 1);
 
 /**
  * Replaces the backend's BatchMatMul kernel with one that splits batched or transposed products into
- * single-batch XNNPACK products. Returns a function that puts the original kernel back. When the runtime does not expose
- * what this needs (another version), nothing is replaced and the returned function does nothing.
+ * single-batch XNNPACK products. Returns a function that puts the original kernel back. When the runtime
+ * does not expose what this needs (another version), nothing is replaced and that function does nothing.
  */
 export function installSplitBatchMatMul(tf) {
   const original = tf.getKernel?.('BatchMatMul', 'wasm');
@@ -74,6 +74,9 @@ export function installSplitBatchMatMul(tf) {
         // Disposing the right operand also frees the XNNPACK operator cached on it.
         for (const done of [leftPart, rightPart, part]) wasm.disposeData(done.dataId);
       }
+    } catch (error) {
+      wasm.disposeData(out.dataId);
+      throw error;
     } finally {
       for (const done of temporary) wasm.disposeData(done.dataId);
     }
