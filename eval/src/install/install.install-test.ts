@@ -37,7 +37,7 @@ beforeAll(async () => {
   tarballs = await packWorkspace(path.join(root, 'packs'));
   siteDir = path.join(root, 'site');
   serverDir = path.join(root, 'server');
-  writeFreshSite(siteDir, { tarballs, pluginOptions: "{ serverUrl: 'http://localhost:8000' }" });
+  writeFreshSite(siteDir, { tarballs, pluginOptions: "{ serverUrl: 'http://localhost:8000', hideLauncherOn: ['/configuring'] }" });
   writeServerFolder(serverDir, tarballs);
   // The two installs do not share files; run them side by side to keep the test shorter. Registry metadata npm
   // already holds is used without asking again (--prefer-offline): what is tested is our packages, and on a machine
@@ -72,14 +72,19 @@ describe('the plugin installed from its tarball in a fresh Docusaurus site', () 
       expect(pages.length).toBeGreaterThanOrEqual(3);
       for (const page of pages) {
         // The widget's launcher and the navbar search button are server-rendered into each page by the plugin's theme.
+        // On the page the site lists in hideLauncherOn the launcher is rendered hidden, so it never flashes there.
         const html = fs.readFileSync(page, 'utf8');
+        const launcherTag = /<button[^>]*docs-chat-launcher[^>]*>/.exec(html)?.[0] ?? '';
+        const relative = path.relative(buildDir, page);
         expect({
-          page: path.relative(buildDir, page),
-          launcher: html.includes('docs-chat-launcher'),
+          page: relative,
+          launcher: launcherTag !== '',
+          launcherHidden: / hidden=""/.test(launcherTag),
           search: html.includes('docs-chat-search-button'),
         }).toEqual({
-          page: path.relative(buildDir, page),
+          page: relative,
           launcher: true,
+          launcherHidden: relative === path.join('configuring', 'index.html'),
           search: true,
         });
       }

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
+import picomatch from 'picomatch';
 import type { OptionValidationContext, ValidationSchema } from '@docusaurus/types';
 import type { DocsChatSettings, PanelSide } from './client-settings/docs-chat-settings.js';
+import { normalizeRoute } from './chat-client/launcher-routes.js';
 
 /** Options a site passes in `plugins: [['@docs-chat/docusaurus-plugin', {...}]]`. */
 export interface PluginOptions {
@@ -16,6 +18,11 @@ export interface PluginOptions {
   /** e.g. "mod+i" (Ctrl on Windows/Linux, Cmd on macOS); false disables the shortcut. */
   shortcut: string | false;
   panel: { side: PanelSide; width: number };
+  /**
+   * Glob patterns of pages, under the site's base URL, where the launcher and the "Ask about selection"
+   * offer are not shown (a landing page, the blog); the shortcut and the search box's "Ask" still open the panel.
+   */
+  hideLauncherOn: string[];
   /** Write the build's doc permalinks for the ingest (see permalinks.ts). */
   writePermalinks: boolean;
   search: SearchOptions;
@@ -56,6 +63,7 @@ export type Options = Partial<Omit<PluginOptions, 'panel' | 'search' | 'llmsTxt'
 export const MAX_SUGGESTED_QUESTIONS = 3;
 export const MIN_PANEL_WIDTH = 280;
 export const MAX_PANEL_WIDTH = 960;
+export const MAX_HIDDEN_ROUTE_PATTERNS = 100;
 
 export const DEFAULT_OPTIONS: Omit<PluginOptions, 'id'> = {
   serverUrl: 'http://localhost:8000',
@@ -67,6 +75,7 @@ export const DEFAULT_OPTIONS: Omit<PluginOptions, 'id'> = {
   contentSelector: 'main',
   shortcut: 'mod+i',
   panel: { side: 'right', width: 420 },
+  hideLauncherOn: [],
   writePermalinks: true,
   search: { navbar: true, staticIndex: true },
   llmsTxt: { enabled: true, summary: null },
@@ -155,6 +164,25 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
     .messages({
       'object.base': '"panel" must be an object with "side" ("left" or "right") and "width" (CSS pixels), e.g. side: "right", width: 420.',
     }),
+  hideLauncherOn: Joi.array()
+    .items(
+      Joi.string()
+        .trim()
+        .max(300)
+        .pattern(/^\/[^#?\s]*$/)
+        .messages({
+          'string.pattern.base': `Each entry of "hideLauncherOn" must be a page path starting with "/", under the site's base URL, without "?", "#" or spaces, e.g. "/" (the home page) or "/blog/**" (every blog page); got {#value}.`,
+          'string.empty': 'Each entry of "hideLauncherOn" must be a page path such as "/blog/**", not an empty string.',
+          'string.max': 'Each entry of "hideLauncherOn" must be at most 300 characters.',
+          'string.base': 'Each entry of "hideLauncherOn" must be a string such as "/blog/**".',
+        }),
+    )
+    .max(MAX_HIDDEN_ROUTE_PATTERNS)
+    .default(DEFAULT_OPTIONS.hideLauncherOn)
+    .messages({
+      'array.base': '"hideLauncherOn" must be an array of page paths, e.g. ["/", "/blog/**"].',
+      'array.max': `"hideLauncherOn" holds at most ${MAX_HIDDEN_ROUTE_PATTERNS} patterns: use "*" (one path segment) and "**" (any depth) to cover more pages with one.`,
+    }),
   writePermalinks: Joi.boolean().default(DEFAULT_OPTIONS.writePermalinks),
   search: Joi.object({
     navbar: Joi.boolean().default(DEFAULT_OPTIONS.search.navbar).messages({
@@ -219,7 +247,7 @@ export const OPTIONS_SCHEMA: ValidationSchema<PluginOptions> = Joi.object<Plugin
   })
   .messages({
     'object.unknown':
-      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, writePermalinks, search, llmsTxt, insights.',
+      'Unknown docs-chat option {#label}: the options are serverUrl, title, placeholder, welcomeMessage, suggestedQuestions, selectionMode, contentSelector, shortcut, panel, hideLauncherOn, writePermalinks, search, llmsTxt, insights.',
   });
 
 /** Docusaurus calls this with the site's options before the plugin starts. */
@@ -239,6 +267,16 @@ export function toClientSettings(options: PluginOptions): DocsChatSettings {
     contentSelector: options.contentSelector,
     shortcut: options.shortcut === false ? null : options.shortcut.toLowerCase(),
     panel: options.panel,
+    hideLauncherOn: options.hideLauncherOn.map(compileRoutePattern),
     search: { staticIndex: options.search.staticIndex },
   };
+}
+
+/**
+ * A `hideLauncherOn` glob as a regular expression source for the browser. picomatch at build keeps the
+ * glob library out of the pages (the launcher's budget is 15 KB of JavaScript); `dot` lets `*` match
+ * segments such as `/v1.2`. Patterns are normalised like the paths they meet (launcher-routes.ts).
+ */
+export function compileRoutePattern(pattern: string): string {
+  return picomatch.makeRe(normalizeRoute(pattern), { dot: true }).source;
 }

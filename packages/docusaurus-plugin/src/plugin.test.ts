@@ -88,6 +88,23 @@ describe('plugin options', () => {
       /"shortcut" "mod\+k" is the search box's shortcut \(Ctrl\+K, ⌘K on macOS\): choose another, e.g. "mod\+i", or set search.navbar to false/,
     ],
     ["a chat shortcut that is the search box's on Windows and Linux", { shortcut: 'ctrl+k' }, /is the search box's shortcut/],
+    [
+      'a hidden page written without its leading slash',
+      { hideLauncherOn: ['blog/**'] },
+      /Each entry of "hideLauncherOn" must be a page path starting with "\/", under the site's base URL, .* e\.g\. "\/" \(the home page\) or "\/blog\/\*\*"/,
+    ],
+    ['a hidden page given as a full URL', { hideLauncherOn: ['https://example.com/blog'] }, /must be a page path starting with "\/"/],
+    ['a hidden page with a query', { hideLauncherOn: ['/search?q=x'] }, /without "\?", "#" or spaces/],
+    [
+      'hidden pages given as one string',
+      { hideLauncherOn: '/blog/**' as unknown as string[] },
+      /"hideLauncherOn" must be an array of page paths, e\.g\. \["\/", "\/blog\/\*\*"\]/,
+    ],
+    [
+      'more hidden-page patterns than a site needs',
+      { hideLauncherOn: Array.from({ length: 101 }, (_, index) => `/page-${index}`) },
+      /"hideLauncherOn" holds at most 100 patterns: use "\*" \(one path segment\) and "\*\*" \(any depth\)/,
+    ],
   ])('rejects %s with a message that says what to fix', (_case, options, message) => {
     expect(() => validate(options)).toThrow(message);
   });
@@ -110,9 +127,24 @@ describe('plugin options', () => {
       contentSelector: 'main',
       shortcut: 'mod+i',
       panel: { side: 'right', width: 420 },
+      hideLauncherOn: [],
       search: { staticIndex: true },
     });
     expect(JSON.stringify(globalData).length).toBeLessThan(400);
+  });
+
+  it('hands the browser the hidden pages as compiled patterns, not the glob library', async () => {
+    const options = validate({ hideLauncherOn: ['/blog/**', '/'] });
+    expect(options.hideLauncherOn).toEqual(['/blog/**', '/']);
+    const plugin = docsChatPlugin({ siteDir: '/site', generatedFilesDir: '/site/.docusaurus' } as LoadContext, options);
+    let globalData: unknown;
+    const actions = { setGlobalData: (data: unknown) => (globalData = data) } as PluginContentLoadedActions;
+    await plugin.contentLoaded?.({ content: undefined, actions });
+    const [blog, home] = (globalData as { hideLauncherOn: string[] }).hideLauncherOn.map((source) => new RegExp(source));
+    expect(blog?.test('/blog/2026/welcome')).toBe(true);
+    expect(blog?.test('/docs/intro')).toBe(false);
+    expect(home?.test('/')).toBe(true);
+    expect(home?.test('/blog')).toBe(false);
   });
 
   it('adds no insights page unless the site enables it, and adds it under the base URL when enabled', async () => {

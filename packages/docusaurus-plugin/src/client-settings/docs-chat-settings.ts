@@ -24,6 +24,8 @@ export interface DocsChatSettings {
   /** Keyboard shortcut that toggles the panel, e.g. "mod+i"; null when disabled. */
   shortcut: string | null;
   panel: { side: PanelSide; width: number };
+  /** Regular expression sources (compiled at build from the `hideLauncherOn` globs) of the paths, under the base URL, where the launcher is not shown. */
+  hideLauncherOn: string[];
   /** Whether the build wrote a static search index (`<baseUrl>docs-chat/search-manifest.json`) to search without the server. */
   search: { staticIndex: boolean };
 }

@@ -17,6 +17,7 @@ export function testSettings(serverUrl: string, overrides: Partial<DocsChatSetti
     contentSelector: 'main',
     shortcut: 'mod+i',
     panel: { side: 'right', width: 420 },
+    hideLauncherOn: [],
     search: { staticIndex: true },
     ...overrides,
   };

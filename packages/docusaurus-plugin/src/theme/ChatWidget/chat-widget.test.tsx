@@ -4,6 +4,8 @@ import { userEvent } from '@testing-library/user-event';
 import { readFixture, startChatTestServer, type ChatTestServer } from '../../test-doubles/chat-server.js';
 import { PAGE_PARAGRAPH, renderWidget, selectTextOf, testSettings } from '../../test-doubles/render-widget.js';
 import { CONVERSATION_STORAGE_KEY } from '../../chat-client/use-conversation-persistence.js';
+import { navigateForTest } from '../../test-doubles/docusaurus/router.js';
+import { compileRoutePattern } from '../../options.js';
 
 let server: ChatTestServer;
 beforeAll(async () => {
@@ -559,6 +561,45 @@ describe('ChatWidget', () => {
       act(() => selectTextOf(screen.getByTestId('page-paragraph')));
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(screen.queryByRole('button', { name: 'Ask about selection' })).toBeNull();
+    });
+  });
+
+  describe('on pages the site lists in hideLauncherOn', () => {
+    const hiddenOnBlog = () => testSettings(server.url, { hideLauncherOn: [compileRoutePattern('/blog/**')] });
+
+    it('shows no launcher and no selection offer there, and both again on the next docs page', async () => {
+      window.history.pushState({}, '', '/blog/2026/release');
+      renderWidget(hiddenOnBlog());
+      expect(screen.queryByRole('button', { name: /ask the docs/i })).toBeNull();
+      act(() => selectTextOf(screen.getByTestId('page-paragraph')));
+      // The selection is read after a short pause; let it be read before looking for the offer.
+      await act(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      expect(screen.queryByRole('button', { name: 'Ask about selection' })).toBeNull();
+
+      act(() => navigateForTest('/docs/intro'));
+      expect(await screen.findByRole('button', { name: 'Ask the docs (Ctrl+I)' })).toBeTruthy();
+      act(() => selectTextOf(screen.getByTestId('page-paragraph')));
+      expect(await screen.findByRole('button', { name: 'Ask about selection' })).toBeTruthy();
+    });
+
+    it('still opens the panel from the shortcut there, and keeps an open conversation when the reader arrives', async () => {
+      const user = userEvent.setup();
+      server.answerChatWith({ body: readFixture('general-answer.sse') });
+      renderWidget(hiddenOnBlog());
+      const panel = await openPanel(user);
+      await ask(user, 'How do I re-run the ingest?');
+      await within(conversation(panel)).findByText(/only changed files are re-embedded/);
+
+      act(() => navigateForTest('/blog/2026/release'));
+      expect(screen.getByRole('dialog', { name: 'Ask the docs' })).toBe(panel);
+      expect(within(conversation(panel)).getByText(/only changed files are re-embedded/)).toBeTruthy();
+      await user.keyboard('{Escape}');
+      await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+      expect(screen.queryByRole('button', { name: /ask the docs/i })).toBeNull();
+
+      await user.keyboard('{Control>}i{/Control}');
+      const reopened = await screen.findByRole('dialog', { name: 'Ask the docs' });
+      expect(within(conversation(reopened)).getByText(/only changed files are re-embedded/)).toBeTruthy();
     });
   });
 });

@@ -11,6 +11,7 @@ import {
   type KeyboardShortcut,
 } from '../../chat-client/keyboard-shortcut.js';
 import { useDocsChatSettings } from '../../theme-support/use-docs-chat-settings.js';
+import { useLauncherHidden } from '../../theme-support/use-launcher-hidden.js';
 import PanelErrorBoundary from './panel-error-boundary.js';
 import styles from './styles.module.css';
 
@@ -58,6 +59,9 @@ function offerBelowSelection(
 /** The launcher, the keyboard shortcut, the "Ask about selection" offer and the lazily loaded panel. */
 export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode {
   const settings = useDocsChatSettings();
+  // On pages the site lists in hideLauncherOn nothing invites a question (no launcher, no selection offer);
+  // the shortcut and the search box's "Ask" still open the panel, and an open panel stays open.
+  const launcherHidden = useLauncherHidden(settings.hideLauncherOn);
   const [open, setOpen] = useState(false);
   const [panelLoaded, setPanelLoaded] = useState(false);
   // Bumped by "Start new" after a panel failure: a fresh panel, a fresh conversation.
@@ -175,7 +179,7 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
         description: 'Accessible name of the launcher without a shortcut',
       });
 
-  const showSelectionOffer = selection !== null && !(open && activeSelection === selection.text);
+  const showSelectionOffer = selection !== null && !(open && activeSelection === selection.text) && (open || !launcherHidden);
   const offerStyle = selection?.rect ? offerBelowSelection(selection.rect, open ? settings.panel : null) : undefined;
   const selectionOffer = showSelectionOffer && (
     <button
@@ -213,7 +217,7 @@ export default function ChatWidget({ fetch: fetchImpl }: Props = {}): ReactNode 
           aria-expanded={open}
           {...(open ? { 'aria-controls': 'docs-chat-panel' } : {})}
           {...(shortcut ? { 'aria-keyshortcuts': ariaKeyShortcuts(shortcut) } : {})}
-          hidden={open}
+          hidden={open || launcherHidden}
           onClick={() => openPanel(null)}
           // Start fetching the panel as soon as the reader shows intent.
           onPointerEnter={() => void loadPanel()}

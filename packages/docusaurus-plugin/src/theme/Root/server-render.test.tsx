@@ -9,6 +9,8 @@ import Root from '@theme/Root';
 import { DOCS_CHAT_PLUGIN_NAME } from '../../client-settings/docs-chat-settings.js';
 import { setPluginDataForTest } from '../../test-doubles/docusaurus/use-global-data.js';
 import { testSettings } from '../../test-doubles/render-widget.js';
+import { setServerPathForTest } from '../../test-doubles/docusaurus/router.js';
+import { compileRoutePattern } from '../../options.js';
 
 describe('Root on the server', () => {
   it('renders the page and the launcher without touching browser-only APIs', () => {
@@ -23,5 +25,21 @@ describe('Root on the server', () => {
     expect(html).toContain('aria-label="Ask the docs (Ctrl+I)"');
     expect(html).not.toContain('role="dialog"');
     expect(html.indexOf('Page content')).toBeLessThan(html.indexOf('Ask the docs'));
+  });
+
+  it('renders the launcher already hidden on a page listed in hideLauncherOn, so it never flashes there', () => {
+    const settings = testSettings('http://localhost:8000', { hideLauncherOn: [compileRoutePattern('/')] });
+    setPluginDataForTest(DOCS_CHAT_PLUGIN_NAME, settings);
+    const launcherTag = (html: string) => /<button[^>]*aria-label="Ask the docs \(Ctrl\+I\)"[^>]*>/.exec(html)?.[0] ?? '';
+    try {
+      setServerPathForTest('/');
+      expect(launcherTag(renderToString(<Root>home</Root>))).toMatch(/ hidden=""/);
+      setServerPathForTest('/docs/intro');
+      const docsPage = launcherTag(renderToString(<Root>docs</Root>));
+      expect(docsPage).not.toBe('');
+      expect(docsPage).not.toMatch(/ hidden=""/);
+    } finally {
+      setServerPathForTest('/');
+    }
   });
 });
