@@ -1,5 +1,5 @@
 /**
- * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--unseen] [--packed] [--think-ms N] [--workers 1|N|auto] [--phase-seconds S] [--repeat R] [--keep] [--profile DIR] [--server-node-flags "FLAGS"] [--server-env "K=V ..."] [--log-level L] [--embedder neural|local]`
+ * Chat service benchmark (not a test): `node --import tsx eval/src/bench-chat.ts [--json] [--no-cache] [--unseen] [--packed] [--think-ms N] [--workers 1|N|auto] [--phase-seconds S] [--repeat R] [--keep] [--profile DIR] [--server-node-flags "FLAGS"] [--server-env "K=V ..."] [--log-level L] [--embedder neural|local] [--conversations auto|pglite|postgres]`
  * (`--unseen` makes every question a text never asked before, so no cache serves it: with `--no-cache`, every
  * answer embeds its question and searches; `--packed` runs the server built, packed and installed with npm, as a
  * site owner does, instead of from the sources through tsx)
@@ -479,7 +479,12 @@ async function main(): Promise<void> {
     const workers = option('--workers') ?? '1';
     let databaseUrl: string | undefined;
     let conversations: string;
-    if (await portAnswers(5432)) {
+    // --conversations pglite: the embedded database a server without DATABASE_URL uses, even where PostgreSQL answers.
+    const conversationsOption = option('--conversations') ?? 'auto';
+    if (!['auto', 'pglite', 'postgres'].includes(conversationsOption)) throw new Error('--conversations must be auto, pglite or postgres.');
+    if (conversationsOption === 'postgres' && !(await portAnswers(5432)))
+      throw new Error('--conversations postgres: nothing answers on 127.0.0.1:5432.');
+    if (conversationsOption !== 'pglite' && (await portAnswers(5432))) {
       const schema = `docs_chat_bench_${randomUUID().replaceAll('-', '')}`;
       const admin = postgres(LOCAL_POSTGRES, { max: 1, onnotice: () => undefined });
       await admin.unsafe(`create schema ${schema}`);
@@ -492,7 +497,10 @@ async function main(): Promise<void> {
         await admin.end();
       };
     } else {
-      conversations = 'PGlite under DATA_DIR (no Postgres answers on 127.0.0.1:5432)';
+      conversations =
+        conversationsOption === 'pglite'
+          ? 'PGlite under DATA_DIR (--conversations pglite)'
+          : 'PGlite under DATA_DIR (no Postgres answers on 127.0.0.1:5432)';
     }
     if (workers !== '1' && databaseUrl === undefined) {
       log(`Skipped: WORKERS=${workers} needs PostgreSQL (DATABASE_URL), and nothing answers on 127.0.0.1:5432.`);
