@@ -482,9 +482,10 @@ async function main(): Promise<void> {
     // --conversations pglite: the embedded database a server without DATABASE_URL uses, even where PostgreSQL answers.
     const conversationsOption = option('--conversations') ?? 'auto';
     if (!['auto', 'pglite', 'postgres'].includes(conversationsOption)) throw new Error('--conversations must be auto, pglite or postgres.');
-    if (conversationsOption === 'postgres' && !(await portAnswers(5432)))
+    const postgresAnswers = conversationsOption !== 'pglite' && (await portAnswers(5432));
+    if (conversationsOption === 'postgres' && !postgresAnswers)
       throw new Error('--conversations postgres: nothing answers on 127.0.0.1:5432.');
-    if (conversationsOption !== 'pglite' && (await portAnswers(5432))) {
+    if (postgresAnswers) {
       const schema = `docs_chat_bench_${randomUUID().replaceAll('-', '')}`;
       const admin = postgres(LOCAL_POSTGRES, { max: 1, onnotice: () => undefined });
       await admin.unsafe(`create schema ${schema}`);

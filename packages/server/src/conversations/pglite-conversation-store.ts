@@ -52,7 +52,7 @@ function transactionClient(tx: Transaction): SqlClient {
  * by key, and the pool lives in the server's own memory. Measured on a reopened database after 2,000 inserts of
  * 2 KB: 216 MB resident against 345 MB (issue 16's budget of 300 MB per server process).
  */
-export const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
 /** Creating a database takes about 5 s on two cores; a minute means something is wrong. */
 const CREATE_TIMEOUT_MS = 60_000;
