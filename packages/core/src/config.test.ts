@@ -65,6 +65,17 @@ describe('core configuration', () => {
     expect(configError({ EMBEDDING_DIMENSIONS: '-3' }).message).toContain('EMBEDDING_DIMENSIONS');
     expect(configError({ EMBEDDING_PROVIDER: 'gemini' }).hint).toContain('GEMINI_API_KEY');
   });
+
+  it("reads the inference threads' nice value, from 0 to 19 only", () => {
+    expect(loadCoreConfig({}, '/srv/app').embedder.threadNiceness).toBeUndefined();
+    expect(loadCoreConfig({ EMBEDDING_THREAD_NICENESS: '0' }, '/srv/app').embedder.threadNiceness).toBe(0);
+    expect(loadCoreConfig({ EMBEDDING_THREAD_NICENESS: '19' }, '/srv/app').embedder.threadNiceness).toBe(19);
+    for (const value of ['-5', '20', '2.5', 'low']) {
+      const error = configError({ EMBEDDING_THREAD_NICENESS: value });
+      expect(error.message).toBe(`EMBEDDING_THREAD_NICENESS="${value}" is not a whole number from 0 to 19.`);
+      expect(error.hint).toContain('leave it unset for 10');
+    }
+  });
 });
 
 describe('RETRIEVAL_PROFILE overrides', () => {

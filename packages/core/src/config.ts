@@ -23,6 +23,8 @@ export interface EmbedderConfig {
   threads?: number;
   /** Neural: embedding tasks that may wait for a thread before callers get `service_busy` (default 64). */
   queueLimit?: number;
+  /** Neural, Linux: nice value of the inference threads (EMBEDDING_THREAD_NICENESS; default 10 when searching, 0 for an ingest). */
+  threadNiceness?: number;
 }
 
 export interface StoreConfig {
@@ -189,6 +191,16 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
       });
     }
     embedder.queueLimit = parsed;
+  }
+  const niceness = text(env, 'EMBEDDING_THREAD_NICENESS');
+  if (niceness !== undefined) {
+    const parsed = Number(niceness);
+    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 19) {
+      throw new DocsChatError('config_invalid', `EMBEDDING_THREAD_NICENESS="${niceness}" is not a whole number from 0 to 19.`, {
+        hint: "Set EMBEDDING_THREAD_NICENESS to 0 (inference at the server's own priority) up to 19 (inference yields the CPU the most), or leave it unset for 10.",
+      });
+    }
+    embedder.threadNiceness = parsed;
   }
   if (provider === 'gemini') {
     embedder.apiKey = geminiKey;

@@ -75,6 +75,7 @@ export {
   loadThesaurus,
   createVectorStoreFromConfig,
   createEmbedderFromConfig,
+  SEARCH_THREAD_NICENESS,
   type OpenedRetrieval,
   type RunIngestOptions,
 } from './runtime.js';

@@ -40,14 +40,23 @@ export function createVectorStoreFromConfig(config: CoreConfig): VectorStore {
 }
 
 /**
+ * Nice value of a searching server's inference threads on Linux. On a saturated two-core host, questions
+ * embedded at the event loop's own priority took the CPU from streams and /health: see
+ * docs-site/docs/quality/benchmarks.md, "Inference threads at a lower priority" (issue 16: /health p95 and
+ * event-loop delay within 20 ms whatever the load).
+ */
+export const SEARCH_THREAD_NICENESS = 10;
+
+/**
  * The configured embedder. A neural embedder for searching gets one worker
  * thread unless EMBEDDING_THREADS says otherwise (a question is one short
- * inference, and each thread holds its own copy of the model); an ingest gets
- * one per core.
+ * inference, and each thread holds its own copy of the model), at a lower
+ * priority than the event loop; an ingest gets one per core, at full priority.
  */
 export function createEmbedderFromConfig(config: CoreConfig, purpose: 'ingest' | 'search' = 'ingest'): Embedder {
   const threads = config.embedder.threads ?? (purpose === 'search' ? 1 : undefined);
-  return createEmbedder({ ...config.embedder, ...(threads ? { threads } : {}) });
+  const threadNiceness = config.embedder.threadNiceness ?? (purpose === 'search' ? SEARCH_THREAD_NICENESS : 0);
+  return createEmbedder({ ...config.embedder, ...(threads ? { threads } : {}), threadNiceness });
 }
 
 export type RunIngestOptions = Omit<IngestOptions, 'docsDir' | 'routeBasePath' | 'permalinksFile'> & {

@@ -34,10 +34,12 @@ export interface EmbedderSettings {
   threads?: number | undefined;
   /** Neural: tasks that may wait for a thread before `service_busy`. */
   queueLimit?: number | undefined;
+  /** Neural: nice value of the worker threads on Linux (0 keeps the process's priority). */
+  threadNiceness?: number | undefined;
 }
 
 export function createEmbedder(settings: EmbedderSettings): Embedder {
-  const { provider, model, dimensions, apiKey, baseUrl, timeoutMs, threads, queueLimit } = settings;
+  const { provider, model, dimensions, apiKey, baseUrl, timeoutMs, threads, queueLimit, threadNiceness } = settings;
   switch (provider) {
     case 'gemini':
       if (!apiKey) {
@@ -72,6 +74,7 @@ export function createEmbedder(settings: EmbedderSettings): Embedder {
       const neural = createNeuralEmbedder({
         ...(threads ? { threads } : {}),
         ...(queueLimit !== undefined ? { maxQueue: queueLimit } : {}),
+        ...(threadNiceness !== undefined ? { threadNiceness } : {}),
       });
       return chosen === DEFAULT_NEURAL_MODEL ? createMixedEmbedder(neural, createLocalEmbedder(), NEURAL_HASHING_SHARE) : neural;
     }

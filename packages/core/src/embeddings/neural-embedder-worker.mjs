@@ -7,9 +7,12 @@ import { createHash } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from '../workers/thread-priority.mjs';
 import { installSplitBatchMatMul } from './neural-batch-matmul.mjs';
 
-const { modelDirectory, modelPackage, expectedDigest, reinstallHint } = workerData;
+const { modelDirectory, modelPackage, expectedDigest, reinstallHint, threadNiceness } = workerData;
+// Before the model loads: loading and inference both yield the CPU to the event loop that serves readers.
+lowerThreadPriority(threadNiceness);
 
 function invalid(message) {
   return { message, code: 'embedder_model_invalid', hint: reinstallHint };

@@ -12,6 +12,18 @@ import { openRetrieval, runIngest } from '../runtime.js';
 import { createNeuralEmbedder, resolveNeuralModelDirectory } from './neural-embedder.js';
 
 const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, value, index) => sum + value * (b[index] as number), 0);
+/** Nice value of each thread of this process (Linux keeps one per thread), by thread id. */
+async function threadNiceValues(): Promise<Map<number, number>> {
+  const values = new Map<number, number>();
+  for (const id of await fs.readdir('/proc/self/task')) {
+    const stat = await fs.readFile(`/proc/self/task/${id}/stat`, 'utf8').catch(() => '');
+    // Field 19 of stat is the nice value; the fields after the command name (in parentheses) start at 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields.length > 16) values.set(Number(id), Number(fields[16]));
+  }
+  return values;
+}
+
 const fixtureDocs = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'search', '__fixtures__', 'lighthouse-docs');
 
 describe('neural embedder', () => {
@@ -37,6 +49,8 @@ describe('neural embedder', () => {
       expect(question).toHaveLength(512);
       expect(cosine(question!, question!)).toBeCloseTo(1, 5);
       expect(cosine(question!, paraphrase!)).toBeGreaterThan(cosine(question!, unrelated!) + 0.1);
+      // Not asked to yield (an ingest): no thread of the process runs at a lower priority.
+      if (process.platform === 'linux') expect([...(await threadNiceValues()).values()].every((value) => value === 0)).toBe(true);
     } finally {
       await embedder.close();
     }
@@ -101,6 +115,14 @@ describe('neural embedder', () => {
     try {
       const answered = await retrieval.retriever.search('The flame keeps smoking, what should I do?', { explain: true });
       expect(answered.hits.slice(0, 2).map((hit) => hit.chunk.heading)).toContain('Replacing the wick');
+      // Searching (the server), the inference thread yields the CPU to the event loop; the process keeps its priority.
+      if (process.platform === 'linux') {
+        const nice = await threadNiceValues();
+        expect(nice.get(process.pid)).toBe(0);
+        expect([...nice.values()].filter((value) => value === 10)).toHaveLength(1);
+      } else {
+        expect(os.getPriority()).toBe(0);
+      }
       expect(answered.explanation?.scope.minVocabulary).toBe(report.scopeFit!.minVocabulary);
       const refused = await retrieval.retriever.search('How do I bake bread?');
       expect(refused.outOfScope).toBe(true);

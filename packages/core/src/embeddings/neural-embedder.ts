@@ -52,6 +52,11 @@ export interface NeuralEmbedderOptions {
   threads?: number;
   /** Requests that may wait for a worker before `service_busy` (default 64). */
   maxQueue?: number;
+  /**
+   * Nice value of the worker threads on Linux (0-19, default 0). The server gives its threads 10, so that
+   * on a saturated machine the event loop, which streams answers and serves /health, runs before inference.
+   */
+  threadNiceness?: number;
   /** Folder of model.json, the weight shards and vocab.json; the model package's own by default (tests point it at damaged copies). */
   modelDirectory?: string;
 }
@@ -107,6 +112,7 @@ export function createNeuralEmbedder(options: NeuralEmbedderOptions = {}): Embed
         // A model folder given explicitly (tests, an admin's copy) is still checked against the pinned files.
         expectedDigest: MODEL_DIGEST,
         reinstallHint: NEURAL_REINSTALL_HINT,
+        threadNiceness: options.threadNiceness ?? 0,
       },
       size: threads,
       maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE,

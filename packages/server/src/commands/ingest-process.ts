@@ -7,9 +7,10 @@
  * at once if the server dies (see SERVER_INGEST_VARIABLE).
  */
 import { fork } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DocsChatError, type DocsChatErrorCode, type IngestReport } from '@docs-chat/core';
+import { DocsChatError, SEARCH_THREAD_NICENESS, type DocsChatErrorCode, type IngestReport } from '@docs-chat/core';
 import { SERVER_INGEST_VARIABLE } from './ingest-command.js';
 
 /** The CLI next to this module: `cli.ts` from the sources (run through tsx), `cli.js` once built. */
@@ -30,6 +31,15 @@ export function runIngestProcess(env: NodeJS.ProcessEnv, options: { rebuild?: bo
       execArgv,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
+    // The whole child yields the CPU to the server, whose event loop keeps streaming answers meanwhile (the same
+    // nice value as the server's inference threads; a process's priority, so every platform honours it).
+    if (child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, SEARCH_THREAD_NICENESS);
+      } catch {
+        // Not allowed here (a container without the capability to renice): the ingest runs at the server's priority.
+      }
+    }
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

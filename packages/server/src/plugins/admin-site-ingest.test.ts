@@ -126,3 +126,33 @@ it('reports the ingest error of the child process with its code and fix', async 
   expect(failure).toMatchObject({ code: 'docs_dir_missing' });
   expect((failure as Error).message).toContain('no-such-docs');
 }, 60_000);
+
+/** Child processes of this one, from /proc (Linux), with their command lines. */
+async function childProcesses(): Promise<{ pid: number; command: string }[]> {
+  const children: { pid: number; command: string }[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Field 4 of stat is the parent's pid; the fields after the command name (in parentheses) start at 3.
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+    const command = (await fs.readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+    children.push({ pid: Number(entry), command });
+  }
+  return children;
+}
+
+it('runs the admin ingest process at a lower priority than the server, which keeps its own', async () => {
+  const running = runIngestProcess({ ...process.env, ...env }, {});
+  let seen: number | undefined;
+  if (process.platform === 'linux') {
+    for (let attempt = 0; attempt < 500 && seen === undefined; attempt++) {
+      const ingest = (await childProcesses()).find((child) => child.command.includes('ingest --json'));
+      if (ingest) seen = os.getPriority(ingest.pid);
+      else await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  const report = await running;
+  expect(report.chunks.total).toBeGreaterThan(0);
+  if (process.platform === 'linux') expect(seen).toBe(10);
+  expect(os.getPriority()).toBe(0);
+}, 60_000);
