@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../workers/thread-priority.mjs';
 import { installSplitBatchMatMul } from './neural-batch-matmul.mjs';
+import { createStaticGraphEmbed } from './neural-static-graph.mjs';
 
 const { modelDirectory, modelPackage, expectedDigest, reinstallHint, threadNiceness } = workerData;
 // Before the model loads: loading and inference both yield the CPU to the event loop that serves readers.
@@ -135,9 +136,34 @@ async function loadModel() {
     // the buffer away detaches it, so its 26 MB go at the next minor GC instead of at a full one, which an idle
     // worker may never run (measured: 34 MB less resident; issue 16 budget of 300 MB per server process).
     structuredClone(weightData, { transfer: [weightData] });
-    return model;
+    return { model, embedStatic: await checkedStaticGraphEmbed(core, model) };
   } catch (error) {
     throw invalid(`The neural embedder's model in ${modelDirectory} (package ${modelPackage}) cannot be loaded: ${error.message}.`);
+  }
+}
+
+/** Texts of different lengths, one past the model's 128 tokens, to check the static path against the model's own. */
+const PROBE_TEXTS = [
+  'How do I replace the wick?',
+  "TypeError: Cannot read properties of undefined (reading 'fuel') at refill (lamp.js:12:5)",
+  Array.from({ length: 90 }, (_, index) => `step${index % 7} of the long checklist`).join(' '),
+];
+
+/**
+ * The synchronous graph path (neural-static-graph.mjs), once it has given the model's own vectors for the
+ * probe texts; null otherwise, and the worker keeps executeAsync: same vectors either way, the check only
+ * guards against a graph this path was not written for.
+ */
+async function checkedStaticGraphEmbed(core, model) {
+  try {
+    const embedStatic = createStaticGraphEmbed(core, model);
+    const fast = embedStatic?.(PROBE_TEXTS);
+    if (!fast) return null;
+    const expected = (await model.embed(PROBE_TEXTS)).flat();
+    if (expected.length !== fast.length) return null;
+    return expected.every((value, index) => Math.abs(value - fast[index]) <= 1e-6) ? embedStatic : null;
+  } catch {
+    return null;
   }
 }
 
@@ -149,11 +175,20 @@ function toTransferable(vectors) {
 }
 
 try {
-  const model = await loadModel();
+  const { model, embedStatic } = await loadModel();
   parentPort.on('message', async ({ id, task }) => {
     try {
-      const vectors = await model.embed(task.texts);
-      const { flat, width } = toTransferable(vectors);
+      let vectors = null;
+      try {
+        vectors = embedStatic?.(task.texts) ?? null;
+      } catch {
+        // A batch the synchronous path cannot run goes the model's own way below.
+      }
+      if (vectors) {
+        parentPort.postMessage({ id, result: { vectors, width: vectors.length / task.texts.length } }, [vectors.buffer]);
+        return;
+      }
+      const { flat, width } = toTransferable(await model.embed(task.texts));
       parentPort.postMessage({ id, result: { vectors: flat, width } }, [flat.buffer]);
     } catch (error) {
       parentPort.postMessage({ id, error: { message: `The neural embedder failed on a batch: ${error.message}` } });
