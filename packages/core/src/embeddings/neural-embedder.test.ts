@@ -59,7 +59,7 @@ describe('neural embedder', () => {
       expect(cosine(question!, question!)).toBeCloseTo(1, 5);
       expect(cosine(question!, paraphrase!)).toBeGreaterThan(cosine(question!, unrelated!) + 0.1);
       // Not asked to yield (an ingest): the embedder's thread keeps the process's priority.
-      if (process.platform === 'linux') expect(await newThreadsAtNice(10, threadsBefore)).toBe(0);
+      if (process.platform === 'linux' && os.getPriority() < 10) expect(await newThreadsAtNice(10, threadsBefore)).toBe(0);
     } finally {
       await embedder.close();
     }
@@ -121,16 +121,17 @@ describe('neural embedder', () => {
     expect(report.scopeFit!.minDense).toBeGreaterThanOrEqual(0);
 
     const threadsBefore = await threadIds();
+    const priorityBefore = os.getPriority();
     const retrieval = await openRetrieval(loadCoreConfig(env));
     try {
       const answered = await retrieval.retriever.search('The flame keeps smoking, what should I do?', { explain: true });
       expect(answered.hits.slice(0, 2).map((hit) => hit.chunk.heading)).toContain('Replacing the wick');
       // Searching (the server), the inference thread yields the CPU to the event loop; the process keeps its priority.
       if (process.platform === 'linux') {
-        expect((await threadNiceValues()).get(process.pid)).toBe(0);
-        expect(await newThreadsAtNice(10, threadsBefore)).toBe(1);
+        expect((await threadNiceValues()).get(process.pid)).toBe(os.getPriority());
+        expect(await newThreadsAtNice(Math.max(os.getPriority(), 10), threadsBefore)).toBe(1);
       } else {
-        expect(os.getPriority()).toBe(0);
+        expect(os.getPriority()).toBe(priorityBefore);
       }
       expect(answered.explanation?.scope.minVocabulary).toBe(report.scopeFit!.minVocabulary);
       const refused = await retrieval.retriever.search('How do I bake bread?');

@@ -10,14 +10,17 @@
 import os from 'node:os';
 
 /**
- * Sets this thread's nice value (0-19; higher yields more) on Linux.
- * Returns what was done, for the worker to report; never throws: a thread that
- * keeps its priority still works, only less politely.
+ * Sets this thread's nice value (0-19; higher yields more) on Linux, never
+ * below the one it has (a server started with `nice` stays at least as nice).
+ * Returns what was done; never throws: a thread that keeps its priority still
+ * works, only less politely.
  */
 export function lowerThreadPriority(niceness) {
   if (!Number.isInteger(niceness) || niceness <= 0) return { lowered: false, reason: 'not asked' };
   if (process.platform !== 'linux') return { lowered: false, reason: `${process.platform} sets priorities per process` };
   try {
+    const current = os.getPriority();
+    if (current >= niceness) return { lowered: false, reason: `already at nice ${current}` };
     os.setPriority(Math.min(19, niceness));
     return { lowered: true, niceness: os.getPriority() };
   } catch (error) {

@@ -35,7 +35,8 @@ export function runIngestProcess(env: NodeJS.ProcessEnv, options: { rebuild?: bo
     // nice value as the server's inference threads; a process's priority, so every platform honours it).
     if (child.pid !== undefined) {
       try {
-        os.setPriority(child.pid, SEARCH_THREAD_NICENESS);
+        // Never below the server's own (a server started with `nice` keeps its ingests at least as nice).
+        os.setPriority(child.pid, Math.max(os.getPriority(), SEARCH_THREAD_NICENESS));
       } catch {
         // Not allowed here (a container without the capability to renice): the ingest runs at the server's priority.
       }

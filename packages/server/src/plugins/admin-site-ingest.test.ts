@@ -142,6 +142,7 @@ async function childProcesses(): Promise<{ pid: number; command: string }[]> {
 }
 
 it('runs the admin ingest process at a lower priority than the server, which keeps its own', async () => {
+  const own = os.getPriority();
   const running = runIngestProcess({ ...process.env, ...env }, {});
   let seen: number | undefined;
   if (process.platform === 'linux') {
@@ -153,6 +154,6 @@ it('runs the admin ingest process at a lower priority than the server, which kee
   }
   const report = await running;
   expect(report.chunks.total).toBeGreaterThan(0);
-  if (process.platform === 'linux') expect(seen).toBe(10);
-  expect(os.getPriority()).toBe(0);
+  if (process.platform === 'linux') expect(seen).toBe(Math.max(own, 10));
+  expect(os.getPriority()).toBe(own);
 }, 60_000);
