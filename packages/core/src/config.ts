@@ -93,6 +93,16 @@ function positiveInteger(env: Env, name: string): number | undefined {
   return parsed;
 }
 
+function wholeNumberBetween(env: Env, name: string, [min, max]: [number, number], hint: string): number | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new DocsChatError('config_invalid', `${name}="${value}" is not a whole number from ${min} to ${max}.`, { hint });
+  }
+  return parsed;
+}
+
 function numberBetween(env: Env, name: string, min: number, max: number, example: string): number | undefined {
   const value = text(env, name);
   if (value === undefined) return undefined;
@@ -182,26 +192,20 @@ export function loadCoreConfig(env: Env = process.env, cwd: string = process.cwd
   if (dimensions) embedder.dimensions = dimensions;
   const threads = positiveInteger(env, 'EMBEDDING_THREADS');
   if (threads) embedder.threads = threads;
-  const queueLimit = text(env, 'EMBEDDING_QUEUE_LIMIT');
-  if (queueLimit !== undefined) {
-    const parsed = Number(queueLimit);
-    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 10_000) {
-      throw new DocsChatError('config_invalid', `EMBEDDING_QUEUE_LIMIT="${queueLimit}" is not a whole number from 0 to 10000.`, {
-        hint: 'Set EMBEDDING_QUEUE_LIMIT to the questions that may wait for the neural embedder (default 64), or leave it unset.',
-      });
-    }
-    embedder.queueLimit = parsed;
-  }
-  const niceness = text(env, 'EMBEDDING_THREAD_NICENESS');
-  if (niceness !== undefined) {
-    const parsed = Number(niceness);
-    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 19) {
-      throw new DocsChatError('config_invalid', `EMBEDDING_THREAD_NICENESS="${niceness}" is not a whole number from 0 to 19.`, {
-        hint: "Set EMBEDDING_THREAD_NICENESS to 0 (inference at the server's own priority) up to 19 (inference yields the CPU the most), or leave it unset for 10.",
-      });
-    }
-    embedder.threadNiceness = parsed;
-  }
+  const queueLimit = wholeNumberBetween(
+    env,
+    'EMBEDDING_QUEUE_LIMIT',
+    [0, 10_000],
+    'Set EMBEDDING_QUEUE_LIMIT to the questions that may wait for the neural embedder (default 64), or leave it unset.',
+  );
+  if (queueLimit !== undefined) embedder.queueLimit = queueLimit;
+  const niceness = wholeNumberBetween(
+    env,
+    'EMBEDDING_THREAD_NICENESS',
+    [0, 19],
+    "Set EMBEDDING_THREAD_NICENESS to 0 (inference at the server's own priority) up to 19 (inference yields the CPU the most), or leave it unset for 10.",
+  );
+  if (niceness !== undefined) embedder.threadNiceness = niceness;
   if (provider === 'gemini') {
     embedder.apiKey = geminiKey;
     const base = url(env, 'GEMINI_BASE_URL');
