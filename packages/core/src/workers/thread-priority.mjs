@@ -12,18 +12,13 @@ import os from 'node:os';
 /**
  * Sets this thread's nice value (0-19; higher yields more) on Linux, never
  * below the one it has (a server started with `nice` stays at least as nice).
- * Returns what was done; never throws: a thread that keeps its priority still
- * works, only less politely.
+ * Never throws: a thread that keeps its priority still works, only less politely.
  */
 export function lowerThreadPriority(niceness) {
-  if (!Number.isInteger(niceness) || niceness <= 0) return { lowered: false, reason: 'not asked' };
-  if (process.platform !== 'linux') return { lowered: false, reason: `${process.platform} sets priorities per process` };
+  if (!Number.isInteger(niceness) || niceness <= 0 || process.platform !== 'linux') return;
   try {
-    const current = os.getPriority();
-    if (current >= niceness) return { lowered: false, reason: `already at nice ${current}` };
-    os.setPriority(Math.min(19, niceness));
-    return { lowered: true, niceness: os.getPriority() };
-  } catch (error) {
-    return { lowered: false, reason: error instanceof Error ? error.message : String(error) };
+    if (os.getPriority() < niceness) os.setPriority(Math.min(19, niceness));
+  } catch {
+    // Not allowed here: inference keeps the event loop's priority.
   }
 }
