@@ -242,26 +242,39 @@ async function timeHealth(url: string): Promise<number> {
   return performance.now() - started;
 }
 
-/** Resident memory of the largest process of the tree (with WORKERS > 1, of any one server process), in kB; 0 when unreadable. */
-function largestRssKb(pid: number): number {
+/**
+ * Resident memory of the largest process of the tree (with WORKERS > 1, of any one server process) and of the
+ * whole tree (the database process of a server without DATABASE_URL included), in kB; 0 when unreadable.
+ */
+function treeRssKb(pid: number): { largest: number; total: number } {
   let largest = 0;
+  let total = 0;
   try {
     for (const member of processTree(pid)) {
       const status = readFileSync(`/proc/${member}/status`, 'utf8');
       const match = /VmRSS:\s+(\d+) kB/.exec(status);
-      if (match) largest = Math.max(largest, Number(match[1]));
+      if (!match) continue;
+      largest = Math.max(largest, Number(match[1]));
+      total += Number(match[1]);
     }
   } catch {
     // The process may be gone.
   }
-  return largest;
+  return { largest, total };
+}
+
+function largestRssKb(pid: number): number {
+  return treeRssKb(pid).largest;
 }
 
 /** Samples the child's resident memory (Linux /proc) until stopped; returns the peak in MB. */
-function sampleRss(pid: number): { current(): number; stop(): number } {
+function sampleRss(pid: number): { current(): number; stop(): number; peakTotalMb(): number } {
   let peakKb = 0;
+  let peakTotalKb = 0;
   const read = () => {
-    peakKb = Math.max(peakKb, largestRssKb(pid));
+    const { largest, total } = treeRssKb(pid);
+    peakKb = Math.max(peakKb, largest);
+    peakTotalKb = Math.max(peakTotalKb, total);
   };
   read();
   const timer = setInterval(read, 250);
@@ -270,6 +283,7 @@ function sampleRss(pid: number): { current(): number; stop(): number } {
       read();
       return peakKb / 1024;
     },
+    peakTotalMb: () => peakTotalKb / 1024,
     stop() {
       clearInterval(timer);
       read();
@@ -626,7 +640,7 @@ async function main(): Promise<void> {
 
     if (asJson) {
       process.stdout.write(
-        `${JSON.stringify({ conversations, retrievalCache: !args.has('--no-cache'), unseenQuestions: args.has('--unseen'), packedServer: args.has('--packed'), workers, thinkMs, phaseSeconds, corpus: { files: report.files.total, chunks: report.chunks.total }, machine: { cpus: cpus().length, loadBefore, loadAfter }, rounds, idleHealthP95: percentile(idleHealth, 0.95), healthP95, startRssMb, peakRssMb, checks }, null, 2)}\n`,
+        `${JSON.stringify({ conversations, retrievalCache: !args.has('--no-cache'), unseenQuestions: args.has('--unseen'), packedServer: args.has('--packed'), workers, thinkMs, phaseSeconds, corpus: { files: report.files.total, chunks: report.chunks.total }, machine: { cpus: cpus().length, loadBefore, loadAfter }, rounds, idleHealthP95: percentile(idleHealth, 0.95), healthP95, startRssMb, peakRssMb, peakTotalRssMb: memory.peakTotalMb(), checks }, null, 2)}\n`,
       );
     } else {
       log('');
@@ -664,7 +678,9 @@ async function main(): Promise<void> {
         );
       }
       log(`/health p95 idle ${format(percentile(idleHealth, 0.95))} ms; worst under load ${format(healthP95)} ms`);
-      log(`server RSS ${format(startRssMb)} MB after start, peak ${format(peakRssMb)} MB (largest single process)`);
+      log(
+        `server RSS ${format(startRssMb)} MB after start, peak ${format(peakRssMb)} MB (largest single process), ${format(memory.peakTotalMb())} MB (all its processes together)`,
+      );
       log(
         `machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadAfter.toFixed(1)} after the run (other processes share these CPUs)`,
       );

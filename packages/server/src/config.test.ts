@@ -58,9 +58,9 @@ describe('the server configuration', () => {
     expect(problemsOf({ REQUEST_TIMEOUT_MS: '0' })).toMatch(/REQUEST_TIMEOUT_MS="0" is not valid/);
   });
 
-  it('reads the soft memory limit, 300 MB unless set (450 MB with PGlite in the process), 0 to turn it off, and refuses values no server could live under', () => {
-    // With conversations in PGlite, inside the process, the default leaves room for it.
-    expect(loadServerSettings({}).memorySoftLimitMb).toBe(450);
+  it('reads the soft memory limit, 300 MB unless set, 0 to turn it off, and refuses values no server could live under', () => {
+    // PGlite runs in a process of its own, so the server's limit is the same with and without DATABASE_URL.
+    expect(loadServerSettings({}).memorySoftLimitMb).toBe(300);
     expect(loadServerSettings({ DATABASE_URL: 'postgres://docs:chat@db:5432/docs' }).memorySoftLimitMb).toBe(300);
     expect(loadServerSettings({ MEMORY_SOFT_LIMIT_MB: '300' }).memorySoftLimitMb).toBe(300);
     expect(loadServerSettings({ MEMORY_SOFT_LIMIT_MB: '0' }).memorySoftLimitMb).toBe(0);

@@ -92,13 +92,6 @@ export const DEFAULT_SERVER_SETTINGS = {
   insightsCacheSeconds: 30,
 } as const;
 
-/**
- * What embedded PGlite (no DATABASE_URL) adds to a server process's resident memory: 169 MB at start and 215 MB
- * at the peak on the chat benchmark (benchmarks.md, "Conversations in PGlite"). MEMORY_SOFT_LIMIT_MB's default
- * counts it, so the limit still watches V8's garbage instead of being crossed from the start.
- */
-const PGLITE_MEMORY_SHARE_MB = 150;
-
 /** Below this a soft memory limit would keep V8 collecting from the start: a mistake (a value in GB, or too small). */
 const MIN_MEMORY_SOFT_LIMIT_MB = 128;
 
@@ -252,13 +245,7 @@ export function loadServerSettings(env: NodeJS.ProcessEnv): ServerSettings {
   const heartbeatMs = integer('HEARTBEAT_MS', DEFAULT_SERVER_SETTINGS.heartbeatMs, 100, 300_000, 'milliseconds');
   const healthCheckTimeoutMs = integer('HEALTH_CHECK_TIMEOUT_MS', DEFAULT_SERVER_SETTINGS.healthCheckTimeoutMs, 10, 450, 'milliseconds');
   const healthCacheMs = integer('HEALTH_CACHE_MS', DEFAULT_SERVER_SETTINGS.healthCacheMs, 0, 60_000, 'milliseconds');
-  const memorySoftLimitMb = integer(
-    'MEMORY_SOFT_LIMIT_MB',
-    DEFAULT_SERVER_SETTINGS.memorySoftLimitMb + (databaseUrl === undefined ? PGLITE_MEMORY_SHARE_MB : 0),
-    0,
-    1_048_576,
-    'MB',
-  );
+  const memorySoftLimitMb = integer('MEMORY_SOFT_LIMIT_MB', DEFAULT_SERVER_SETTINGS.memorySoftLimitMb, 0, 1_048_576, 'MB');
   if (memorySoftLimitMb > 0 && memorySoftLimitMb < MIN_MEMORY_SOFT_LIMIT_MB) {
     problems.push(
       `MEMORY_SOFT_LIMIT_MB=${memorySoftLimitMb} is below what a server process needs at start (about 200 MB with the neural embedder, 150 MB without): set it to at least ${MIN_MEMORY_SOFT_LIMIT_MB}, or to 0 to let V8 size its heap on its own.`,

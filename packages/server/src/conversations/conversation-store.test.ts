@@ -4,6 +4,9 @@
  * Each Postgres run works in a schema of its own so parallel runs never clash.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import postgres from 'postgres';
 import type { SourceRef } from '@docs-chat/core/protocol';
 import type { ConversationStore } from './conversation-store.js';
@@ -11,6 +14,7 @@ import { ConversationStoreUnavailableError } from './conversation-store.js';
 import { createConversationStore } from './create-conversation-store.js';
 import { MIGRATIONS } from './migrations.js';
 import { openPgliteDatabase, pgliteConversationStore } from './pglite-conversation-store.js';
+import type { PgliteProcessStore } from './pglite-process-store.js';
 import { createTestSchema, findTestPostgres, NO_TEST_POSTGRES_REASON } from './test-postgres.js';
 
 const postgresUrl = await findTestPostgres();
@@ -51,7 +55,27 @@ async function openPostgresUnderTest(url: string): Promise<StoreUnderTest> {
   };
 }
 
-const backends: [string, () => Promise<StoreUnderTest>][] = [['PGlite', openPgliteUnderTest]];
+/** PGlite as a server runs it: in a child process, reached over its socket (a second connection inspects). */
+async function openPgliteProcessUnderTest(): Promise<StoreUnderTest> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'docs-chat-store-suite-'));
+  const store = (await createConversationStore({ dataDir, pgliteProcess: true })) as PgliteProcessStore;
+  const inspector = postgres({ path: store.socketPath, database: 'postgres', username: 'postgres', max: 1, onnotice: () => undefined });
+  return {
+    store,
+    execute: async <Row>(text: string, params: unknown[] = []) =>
+      [...(await inspector.unsafe(text, params as postgres.ParameterOrJSON<never>[]))] as Row[],
+    dispose: async () => {
+      await inspector.end();
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const backends: [string, () => Promise<StoreUnderTest>][] = [
+  ['PGlite', openPgliteUnderTest],
+  ['PGlite in its own process', openPgliteProcessUnderTest],
+];
 if (postgresUrl) backends.push(['Postgres', () => openPostgresUnderTest(postgresUrl)]);
 
 function source(title: string): SourceRef {

@@ -140,6 +140,18 @@ export class ConversationStoreUnavailableError extends Error {
   }
 }
 
+/** What a server hears about its embedded database's child process (see pglite-process-store.ts). */
+export interface PgliteProcessEvent {
+  kind: 'exited' | 'restarted' | 'restart_failed';
+  pid?: number | undefined;
+  code?: number | null;
+  signal?: string | null;
+  /** The end of what the process wrote to stderr, or why it could not start. */
+  detail?: string;
+  /** When the next start is tried. */
+  restartInMs?: number;
+}
+
 export interface ConversationStoreOptions {
   /** postgres:// URL; when absent the embedded PGlite store is used. Query parameters such as `search_path` pass through. */
   databaseUrl?: string;
@@ -149,4 +161,11 @@ export interface ConversationStoreOptions {
   queryTimeoutMs?: number;
   /** Postgres only: seconds to wait for a connection (default 5, or `connect_timeout` in the URL). */
   connectTimeoutSeconds?: number;
+  /**
+   * PGlite on disk only: run the database in a child process (see pglite-process-store.ts), as the server does,
+   * so its statements leave the event loop. Short-lived commands open it in their own process.
+   */
+  pgliteProcess?: boolean;
+  /** With `pgliteProcess`: told when the database process dies and when it is back. */
+  onPgliteProcessEvent?: (event: PgliteProcessEvent) => void;
 }

@@ -1,7 +1,10 @@
 /** Chooses the conversation store from configuration; each implementation is loaded only when chosen. */
 import type { ConversationStore, ConversationStoreOptions } from './conversation-store.js';
 
-/** databaseUrl set -> postgres driver; else PGlite under `${dataDir}/conversations` ('memory://' when dataDir is ':memory:'). */
+/**
+ * databaseUrl set -> postgres driver; else PGlite under `${dataDir}/conversations` ('memory://' when dataDir is ':memory:'),
+ * in a process of its own when `pgliteProcess` is set (the server), in this one otherwise (CLI commands, tests).
+ */
 export async function createConversationStore(options: ConversationStoreOptions): Promise<ConversationStore> {
   // Loaded on demand so a Postgres deployment never loads the PGlite WebAssembly, and the reverse.
   if (options.databaseUrl) {
@@ -10,6 +13,14 @@ export async function createConversationStore(options: ConversationStoreOptions)
       databaseUrl: options.databaseUrl,
       ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
       ...(options.connectTimeoutSeconds === undefined ? {} : { connectTimeoutSeconds: options.connectTimeoutSeconds }),
+    });
+  }
+  if (options.pgliteProcess && options.dataDir !== ':memory:') {
+    const { createPgliteProcessConversationStore } = await import('./pglite-process-store.js');
+    return createPgliteProcessConversationStore({
+      dataDir: options.dataDir,
+      ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+      ...(options.onPgliteProcessEvent ? { onEvent: options.onPgliteProcessEvent } : {}),
     });
   }
   const { createPgliteConversationStore } = await import('./pglite-conversation-store.js');

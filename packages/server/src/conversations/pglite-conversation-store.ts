@@ -52,7 +52,7 @@ function transactionClient(tx: Transaction): SqlClient {
  * by key, and the pool lives in the server's own memory. Measured on a reopened database after 2,000 inserts of
  * 2 KB: 216 MB resident against 345 MB (issue 16's budget of 300 MB per server process).
  */
-const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+export const PGLITE_START_PARAMS: readonly string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
 /** Creating a database takes about 5 s on two cores; a minute means something is wrong. */
 const CREATE_TIMEOUT_MS = 60_000;
@@ -77,14 +77,17 @@ async function createPgliteDatabaseInChildProcess(location: string): Promise<voi
   }
 }
 
+/** Creates the PGlite database in a folder unless it holds one already. */
+export async function ensurePgliteDatabase(location: string): Promise<void> {
+  await mkdir(location, { recursive: true });
+  if (!existsSync(path.join(location, 'PG_VERSION'))) await createPgliteDatabaseInChildProcess(location);
+}
+
 /** Opens (creating when needed) the PGlite database for a DATA_DIR. */
 export async function openPgliteDatabase(dataDir: string): Promise<PGlite> {
   const location = pgliteLocation(dataDir);
   try {
-    if (location !== 'memory://') {
-      await mkdir(location, { recursive: true });
-      if (!existsSync(path.join(location, 'PG_VERSION'))) await createPgliteDatabaseInChildProcess(location);
-    }
+    if (location !== 'memory://') await ensurePgliteDatabase(location);
     return await PGlite.create(location, { startParams: [...PGLITE_START_PARAMS] });
   } catch (error) {
     throw toStoreError(error, 'pglite');

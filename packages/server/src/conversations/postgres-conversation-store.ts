@@ -32,9 +32,10 @@ function sqlClient(sql: Sql): SqlClient {
   };
 }
 
-export function createPostgresConversationStore(options: PostgresConversationStoreOptions): ConversationStore {
-  const settings: postgres.Options<Record<string, never>> = {
-    max: options.maxConnections ?? 10,
+/** The driver settings every store connection uses; `max` is the pool size. */
+export function driverSettings(max: number): postgres.Options<Record<string, never>> {
+  return {
+    max,
     // Idle connections are dropped, so a restarted server is met with fresh connections.
     idle_timeout: 30,
     // Postgres notices ("relation already exists, skipping") are not worth a log line each start.
@@ -43,16 +44,37 @@ export function createPostgresConversationStore(options: PostgresConversationSto
     // so the store is back within a moment of the database.
     backoff: (attempts: number) => (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** attempts, 2),
   };
+}
+
+/** The store over a driver connection pool; `close` runs after the pool has ended. */
+export function storeOverDriver(
+  sql: postgres.Sql,
+  options: { backend: 'postgres' | 'pglite'; queryTimeoutMs?: number; afterClose?: () => Promise<void> },
+): ConversationStore {
+  return new SqlConversationStore({
+    backend: options.backend,
+    client: sqlClient(sql),
+    queryTimeoutMs: options.queryTimeoutMs ?? 10_000,
+    // In-flight statements get 2 s to finish (an answer being saved), then the connections are closed.
+    close: async () => {
+      try {
+        await sql.end({ timeout: 2 });
+      } finally {
+        await options.afterClose?.();
+      }
+    },
+  });
+}
+
+export function createPostgresConversationStore(options: PostgresConversationStoreOptions): ConversationStore {
+  const settings = driverSettings(options.maxConnections ?? 10);
   // A short connect timeout turns "database down" into a quick, clear error instead of a hung request;
   // the URL may still set its own.
   // (Matched as text: a multi-host URL such as postgres://a:5432,b:5432/db is valid for the driver but not for `new URL`.)
   if (!/[?&]connect_timeout=/.test(options.databaseUrl)) settings.connect_timeout = options.connectTimeoutSeconds ?? 5;
   const sql = postgres(options.databaseUrl, settings);
-  return new SqlConversationStore({
+  return storeOverDriver(sql, {
     backend: 'postgres',
-    client: sqlClient(sql),
-    queryTimeoutMs: options.queryTimeoutMs ?? 10_000,
-    // In-flight statements get 2 s to finish (an answer being saved), then the connections are closed.
-    close: () => sql.end({ timeout: 2 }),
+    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
   });
 }

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PgliteProcessEvent } from './conversation-store.js';
+import { ConversationStoreUnavailableError } from './conversation-store.js';
+import { createConversationStore } from './create-conversation-store.js';
+import type { PgliteProcessStore } from './pglite-process-store.js';
+
+const HOLD_STORE = fileURLToPath(new URL('../__fixtures__/pglite-process/hold-store.ts', import.meta.url));
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return condition();
+}
+
+async function openServerStore(dataDir: string, onEvent?: (event: PgliteProcessEvent) => void): Promise<PgliteProcessStore> {
+  return (await createConversationStore({
+    dataDir,
+    pgliteProcess: true,
+    ...(onEvent ? { onPgliteProcessEvent: onEvent } : {}),
+  })) as PgliteProcessStore;
+}
+
+describe("the server's embedded conversation database, in a process of its own", () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'docs-chat-pglite-process-'));
+  });
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps conversations under DATA_DIR/conversations, outside the server process, and ends with the store', async () => {
+    const first = await openServerStore(dataDir);
+    const pid = first.processId();
+    expect(first.backend).toBe('pglite');
+    expect(pid).toEqual(expect.any(Number));
+    expect(pid).not.toBe(process.pid);
+    await first.migrate();
+    const conversationId = randomUUID();
+    await first.createConversation(conversationId);
+    await first.insertMessage({
+      id: randomUUID(),
+      conversationId,
+      role: 'user',
+      content: 'saved elsewhere?',
+      mode: 'general',
+      status: 'complete',
+    });
+    await first.close();
+    expect(await waitFor(() => !isAlive(pid!), 5_000)).toBe(true);
+    await expect(access(path.dirname(first.socketPath))).rejects.toThrow();
+
+    // The CLI's way (in this process) reads what the database process wrote: the same folder, the same database.
+    const inline = await createConversationStore({ dataDir });
+    try {
+      const conversation = await inline.getConversation(conversationId);
+      expect(conversation?.messages.map((message) => message.content)).toEqual(['saved elsewhere?']);
+    } finally {
+      await inline.close();
+    }
+  }, 90_000);
+
+  it('refuses a second server on the same DATA_DIR, and lets the next one in once the first has closed', async () => {
+    const first = await openServerStore(dataDir);
+    const error: unknown = await openServerStore(dataDir).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConversationStoreUnavailableError);
+    expect((error as Error).message).toContain(`pid ${process.pid}`);
+    expect((error as ConversationStoreUnavailableError).hint).toContain('DATABASE_URL');
+    await first.close();
+    const second = await openServerStore(dataDir);
+    await second.ping(2_000);
+    await second.close();
+  }, 90_000);
+
+  it('restarts a database process that dies, reports it once, and keeps what was saved', async () => {
+    const events: PgliteProcessEvent[] = [];
+    const store = await openServerStore(dataDir, (event) => events.push(event));
+    try {
+      await store.migrate();
+      const conversationId = randomUUID();
+      await store.createConversation(conversationId);
+      const crashed = store.processId()!;
+      process.kill(crashed, 'SIGKILL');
+      // While it is down a statement fails as "unavailable" (the answer still streams); then it is back.
+      expect(await waitFor(() => events.some((event) => event.kind === 'restarted'), 20_000)).toBe(true);
+      expect(events.filter((event) => event.kind === 'exited')).toEqual([
+        expect.objectContaining({ kind: 'exited', pid: crashed, signal: 'SIGKILL', restartInMs: expect.any(Number) }),
+      ]);
+      expect(store.processId()).not.toBe(crashed);
+      // The driver reconnects on its own; the first statement may still meet the closed connection.
+      const insert = () =>
+        store.insertMessage({
+          id: randomUUID(),
+          conversationId,
+          role: 'user',
+          content: 'after the crash',
+          mode: 'general',
+          status: 'complete',
+        });
+      await insert().catch(async (error: unknown) => {
+        expect(error).toBeInstanceOf(ConversationStoreUnavailableError);
+        await insert();
+      });
+      const conversation = await store.getConversation(conversationId);
+      expect(conversation?.messages.map((message) => message.content)).toEqual(['after the crash']);
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
+
+  it('ends on its own when the server is killed, and the next server opens the folder', async () => {
+    const holder = spawn(process.execPath, ['--import', 'tsx', HOLD_STORE, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const databasePid = await new Promise<number>((resolve, reject) => {
+      let output = '';
+      holder.stdout.setEncoding('utf8');
+      holder.stdout.on('data', (chunk: string) => {
+        output += chunk;
+        const match = /database pid (\d+)/.exec(output);
+        if (match) resolve(Number(match[1]));
+      });
+      holder.once('exit', (code) => reject(new Error(`the holding server exited (${code}) before opening the store: ${output}`)));
+    });
+    expect(isAlive(databasePid)).toBe(true);
+    holder.kill('SIGKILL');
+    expect(await waitFor(() => !isAlive(databasePid), 10_000)).toBe(true);
+
+    const next = await openServerStore(dataDir);
+    try {
+      await next.ping(2_000);
+    } finally {
+      await next.close();
+    }
+  }, 90_000);
+});
