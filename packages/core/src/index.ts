@@ -90,7 +90,7 @@ export { type ParseDocumentInput } from './markdown/parse-document.js';
 export { DEFAULT_ROUTE_BASE_PATH } from './markdown/docusaurus-routes.js';
 export { createHeadingSlugger, parseCustomHeadingId, type HeadingSlugger } from './markdown/heading-anchors.js';
 export { uuidV5, CHUNK_ID_NAMESPACE } from './markdown/stable-id.js';
-export { acquirePidLock, type PidLock, type LockOwner } from './locks/pid-lock-file.js';
+export { acquirePidLock, processIsAlive, type PidLock, type LockOwner } from './locks/pid-lock-file.js';
 export { readChunkBlocks, tableCells, type ChunkBlock, type BlockLabel } from './markdown/chunk-blocks.js';
 export {
   retrievalProfileFor,

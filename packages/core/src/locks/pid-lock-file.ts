@@ -43,7 +43,8 @@ function isZombie(pid: number): boolean {
   }
 }
 
-function processIsAlive(pid: number): boolean {
+/** True while a process with this pid runs (a zombie does not count), whoever owns it. */
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {

@@ -27,6 +27,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promis
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DocsChatError } from '../errors.js';
+import { processIsAlive } from '../locks/pid-lock-file.js';
 import { DenseMatrix } from './dense-matrix.js';
 import { checkSnapshotFiles, type FileCheck, type SnapshotChecks } from './snapshot-checks.js';
 import { isIndexMeta, REBUILD_HINT } from './index-meta.js';
@@ -555,7 +556,7 @@ async function removeStaleFiles(directory: string, keep: Set<string>): Promise<v
         // Leftovers of a writer killed mid-commit. The writer's pid is in the name: a file of a process
         // that is gone goes at once; one of a live process (another ingest) only once it is an hour old.
         const writer = writerPidOf(entry);
-        if (writer !== undefined && writer !== process.pid && !isProcessAlive(writer)) {
+        if (writer !== undefined && writer !== process.pid && !processIsAlive(writer)) {
           await rm(path, { force: true }).catch(() => undefined);
           return;
         }
@@ -572,7 +573,7 @@ async function removeDeadWritersFiles(directory: string): Promise<void> {
   await Promise.all(
     entries.map(async (entry) => {
       const writer = entry.endsWith('.tmp') ? writerPidOf(entry) : undefined;
-      if (writer !== undefined && writer !== process.pid && !isProcessAlive(writer))
+      if (writer !== undefined && writer !== process.pid && !processIsAlive(writer))
         await rm(join(directory, entry), { force: true }).catch(() => undefined);
     }),
   );
@@ -582,16 +583,6 @@ async function removeDeadWritersFiles(directory: string): Promise<void> {
 function writerPidOf(entry: string): number | undefined {
   const match = /\.(\d+)\.[0-9a-f-]{36}\.tmp$/.exec(entry);
   return match ? Number(match[1]) : undefined;
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function checkEntry(directory: string, entry: FileEntry | undefined): asserts entry is FileEntry {

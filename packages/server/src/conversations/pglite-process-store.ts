@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { processIsAlive } from '@docs-chat/core';
 import type { ConversationStore, PgliteProcessEvent } from './conversation-store.js';
 import { ConversationStoreUnavailableError } from './conversation-store.js';
 import { lockConversationDataDir } from './data-dir-lock.js';
@@ -50,21 +51,12 @@ export interface PgliteProcessStore extends ConversationStore {
   processId(): number | undefined;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Waits for the database process of a server that died (its pid file names it) to finish closing the folder. */
 async function waitForPreviousHolder(pidFile: string, location: string): Promise<void> {
   const deadline = Date.now() + PREVIOUS_HOLDER_WAIT_MS;
   for (;;) {
     const pid = Number.parseInt(await readFile(pidFile, 'utf8').catch(() => ''), 10);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !isAlive(pid)) return;
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processIsAlive(pid)) return;
     if (Date.now() > deadline) {
       throw new ConversationStoreUnavailableError(`The embedded conversation database in ${location} is still open in process ${pid}.`, {
         hint: `Stop process ${pid} (a docs-chat database process left by an earlier server), or delete ${pidFile} if no such process runs.`,
