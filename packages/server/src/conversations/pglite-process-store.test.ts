@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,21 +127,41 @@ describe("the server's embedded conversation database, in a process of its own",
     }
   }, 90_000);
 
+  it('says why when the database cannot start, and leaves the folder free for the next try', async () => {
+    const brokenDir = await mkdtemp(path.join(tmpdir(), 'docs-chat-pglite-broken-'));
+    try {
+      // A folder that claims to hold a database of a PostgreSQL version PGlite is not.
+      await mkdir(path.join(brokenDir, 'conversations'), { recursive: true });
+      await writeFile(path.join(brokenDir, 'conversations', 'PG_VERSION'), '9\n');
+      const error: unknown = await openServerStore(brokenDir).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConversationStoreUnavailableError);
+      expect((error as Error).message).toMatch(/The embedded conversation database in .*conversations could not start \(.+\)/);
+      expect((error as ConversationStoreUnavailableError).hint).toContain('move it aside');
+      // The lock is released: the next attempt is refused for the same reason, not for "in use".
+      const again: unknown = await openServerStore(brokenDir).catch((caught: unknown) => caught);
+      expect((again as Error).message).not.toContain('in use');
+    } finally {
+      await rm(brokenDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   it('ends on its own when the server is killed, and the next server opens the folder', async () => {
     const holder = spawn(process.execPath, ['--import', 'tsx', HOLD_STORE, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const databasePid = await new Promise<number>((resolve, reject) => {
+    const [databasePid, socketPath] = await new Promise<[number, string]>((resolve, reject) => {
       let output = '';
       holder.stdout.setEncoding('utf8');
       holder.stdout.on('data', (chunk: string) => {
         output += chunk;
-        const match = /database pid (\d+)/.exec(output);
-        if (match) resolve(Number(match[1]));
+        const match = /database pid (\d+) socket (\S+)\n/.exec(output);
+        if (match) resolve([Number(match[1]), match[2]!]);
       });
       holder.once('exit', (code) => reject(new Error(`the holding server exited (${code}) before opening the store: ${output}`)));
     });
     expect(isAlive(databasePid)).toBe(true);
     holder.kill('SIGKILL');
     expect(await waitFor(() => !isAlive(databasePid), 10_000)).toBe(true);
+    // The killed server could not remove the socket's private folder; the database process did.
+    await expect(access(path.dirname(socketPath))).rejects.toThrow();
 
     const next = await openServerStore(dataDir);
     try {

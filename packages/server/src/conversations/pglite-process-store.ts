@@ -95,26 +95,28 @@ async function startSupervisor(location: string, pidFile: string, onEvent: Pglit
       stderr = (stderr + chunk).slice(-2000);
     });
     await new Promise<void>((resolve, reject) => {
-      const fail = (reason: string): void => {
+      const settle = (error?: Error): void => {
         clearTimeout(timer);
+        started.off('message', onMessage).off('exit', onEarlyExit).off('error', onError);
+        if (!error) return resolve();
         started.kill('SIGKILL');
-        reject(
+        reject(error);
+      };
+      const fail = (reason: string): void =>
+        settle(
           new ConversationStoreUnavailableError(`The embedded conversation database in ${location} could not start (${reason}).`, {
-            hint: 'Check that DATA_DIR is writable and has free space; the message above says what PGlite reported.',
+            hint: `Check that DATA_DIR is writable and has free space (the reason in parentheses is what PGlite reported). If ${location} was written by another PGlite version or is damaged, move it aside and start again: a new, empty database is created.`,
           }),
         );
+      const onMessage = (message: { type?: string }): void => {
+        if (message?.type === 'ready') settle();
       };
+      const onEarlyExit = (code: number | null, signal: NodeJS.Signals | null): void =>
+        fail(`${stderr.trim().slice(-500) || 'no message'}; exit ${code ?? signal}`);
+      const onError = (error: Error): void => fail(error.message);
       const timer = setTimeout(() => fail(`no answer within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
-      started.once('message', (message: { type?: string }) => {
-        if (message?.type !== 'ready') return;
-        clearTimeout(timer);
-        resolve();
-      });
-      started.once('exit', (code, signal) => fail(`${stderr.trim().slice(-500) || 'no message'}; exit ${code ?? signal}`));
-      started.once('error', (error) => fail(error.message));
+      started.on('message', onMessage).once('exit', onEarlyExit).once('error', onError);
     });
-    started.removeAllListeners('exit');
-    started.removeAllListeners('message');
     const startedAt = Date.now();
     started.once('exit', (code, signal) => {
       if (stopping) return;

@@ -11,7 +11,8 @@
 // writers through `postgres`; issue 16's CPU budget per answer), and that package requires seven PGlite
 // extension packages at install that the store never loads.
 import { createServer } from 'node:net';
-import { unlink, writeFile } from 'node:fs/promises';
+import { rmdir, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 
 // PID_FILE names the process holding the folder, so a server starting while this one still closes waits for it.
@@ -131,6 +132,11 @@ function stop(exitCode = 0) {
       exitCode = 1;
     }
     await unlink(pidFile).catch(() => undefined);
+    // The server removes the socket's folder when it stops the process; a server that was killed cannot.
+    if (process.platform !== 'win32') {
+      await unlink(socketPath).catch(() => undefined);
+      await rmdir(path.dirname(socketPath)).catch(() => undefined);
+    }
     process.exit(exitCode);
   })();
   return stopping;
