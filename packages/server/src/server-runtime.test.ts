@@ -1,8 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createChatStreamParser, type ChatStreamEvent, type ErrorEvent, type MetaEvent } from '@docs-chat/core/protocol';
 import { startGeminiStandIn } from '@docs-chat/stand-ins';
 import { loadConfig } from './config.js';
 import { startServer } from './server-runtime.js';
-import { answerText, createTestIndex, eventually, LogCapture, startTestServer, type TestIndex } from './testing/test-server.js';
+import { answerText, createTestIndex, eventually, LogCapture, postChat, startTestServer, type TestIndex } from './testing/test-server.js';
 
 /** Building the index and an embedded database can take a while on a busy machine. */
 const SETUP_TIMEOUT_MS = 120_000;
@@ -172,4 +173,65 @@ describe('start-up', () => {
       await server.close();
     }
   });
+});
+
+/** The server's children running the embedded database (Linux /proc). */
+function databaseProcesses(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('pglite-process.mjs'))
+        found.push(Number(entry));
+    } catch {
+      // The process ended while it was being read.
+    }
+  }
+  return found;
+}
+
+describe('the embedded conversation database (no DATABASE_URL)', () => {
+  // Finds the database process through Linux's /proc, as the admin ingest tests do.
+  it(
+    'runs in a child process; if it dies, the log says so once, /metrics counts it, and answers are saved again after its restart',
+    async () => {
+      const gemini = await startGeminiStandIn();
+      const logs = new LogCapture();
+      const config = loadConfig({
+        ...index.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        GEMINI_API_KEY: gemini.apiKey,
+        GEMINI_BASE_URL: gemini.url,
+        LLM_PROVIDER: 'gemini',
+        LLM_MODEL: 'gemini-3.8-flash',
+      });
+      const server = await startServer(config, { logDestination: logs });
+      try {
+        const [databasePid] = databaseProcesses();
+        expect(databasePid).toEqual(expect.any(Number));
+        process.kill(databasePid!, 'SIGKILL');
+        await eventually(() => logs.entries().some((entry) => entry.msg === 'the embedded conversation database is back'), 20_000);
+        const exits = logs.entries().filter((entry) => String(entry.msg).startsWith('the embedded conversation database process ended'));
+        expect(exits).toEqual([expect.objectContaining({ level: 50, pid: databasePid, signal: 'SIGKILL' })]);
+        expect(await (await fetch(`${server.url}/metrics`)).text()).toMatch(/^docs_chat_database_process_exits_total 1$/m);
+        expect(databaseProcesses()).toEqual([expect.any(Number)]);
+
+        // The driver may meet the dropped connection once; the next answer is saved.
+        await eventually(async () => {
+          const reply = await postChat(server.url, { message: 'How do I install Tidewater?', mode: 'general' });
+          const meta = reply.events[0] as MetaEvent;
+          const stored = await fetch(`${server.url}/conversations/${meta.conversation_id}`);
+          return stored.status === 200 && ((await stored.json()) as { messages: unknown[] }).messages.length === 2;
+        }, 20_000);
+      } finally {
+        await server.close();
+        await gemini.close();
+      }
+      expect(databaseProcesses()).toEqual([]);
+    },
+    SETUP_TIMEOUT_MS,
+  );
 });

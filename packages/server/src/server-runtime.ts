@@ -110,13 +110,15 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         pgliteProcess: true,
         onPgliteProcessEvent: (event) => {
           if (event.kind === 'restarted') logger.info({ pid: event.pid }, 'the embedded conversation database is back');
-          else
+          else {
+            if (event.kind === 'exited') metrics.observeDatabaseProcessExit();
             logger.error(
               { pid: event.pid, code: event.code, signal: event.signal, detail: event.detail, restartInMs: event.restartInMs },
               event.kind === 'exited'
                 ? 'the embedded conversation database process ended; answers stream but are not saved until it is restarted'
                 : 'the embedded conversation database could not be restarted; trying again',
             );
+          }
         },
       }));
     const conversations = new ConversationGateway(store, logger, undefined, { onUnavailable: () => metrics.observeStoreFailure() });

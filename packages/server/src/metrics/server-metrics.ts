@@ -96,6 +96,11 @@ export class ServerMetrics {
     labelNames: ['backend'] as const,
     registers: [this.registry],
   });
+  readonly #databaseProcessExits = new Counter({
+    name: 'docs_chat_database_process_exits_total',
+    help: 'Times the embedded PGlite database process (no DATABASE_URL) ended while the server ran; it is restarted.',
+    registers: [this.registry],
+  });
   readonly #ingestRuns = new Counter({
     name: 'docs_chat_ingest_runs_total',
     help: 'Ingest runs started by the admin route or the git sync, by outcome.',
@@ -164,6 +169,10 @@ export class ServerMetrics {
 
   observeStoreFailure(): void {
     this.#storeFailures.inc({ backend: this.#storeBackend });
+  }
+
+  observeDatabaseProcessExit(): void {
+    this.#databaseProcessExits.inc();
   }
 
   observeIngest(run: IngestObservation): void {
