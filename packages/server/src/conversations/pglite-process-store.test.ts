@@ -4,6 +4,7 @@ import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
 import type { PgliteProcessEvent } from './conversation-store.js';
 import { ConversationStoreUnavailableError } from './conversation-store.js';
 import { createConversationStore } from './create-conversation-store.js';
@@ -122,6 +123,36 @@ describe("the server's embedded conversation database, in a process of its own",
       });
       const conversation = await store.getConversation(conversationId);
       expect(conversation?.messages.map((message) => message.content)).toEqual(['after the crash']);
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
+
+  it('rolls back the transaction of a connection that goes away, and serves the others meanwhile and after', async () => {
+    const store = await openServerStore(dataDir);
+    const other = postgres({ path: store.socketPath, database: 'postgres', username: 'postgres', max: 1, onnotice: () => undefined });
+    try {
+      await store.migrate();
+      const abandoned = randomUUID();
+      let inside!: () => void;
+      const insideTransaction = new Promise<void>((resolve) => (inside = resolve));
+      const transaction = other
+        .begin(async (tx) => {
+          await tx`insert into conversations (id) values (${abandoned}::uuid)`;
+          inside();
+          await new Promise(() => undefined); // never commits
+        })
+        .catch(() => undefined);
+      await insideTransaction;
+      // The store's statements wait while another connection is inside a transaction...
+      const kept = randomUUID();
+      const waiting = store.createConversation(kept);
+      // ...until that connection goes away: its transaction is rolled back and the store's statement runs.
+      await other.end({ timeout: 0 });
+      await transaction;
+      await waiting;
+      expect(await store.conversationExists(kept)).toBe(true);
+      expect(await store.conversationExists(abandoned)).toBe(false);
     } finally {
       await store.close();
     }

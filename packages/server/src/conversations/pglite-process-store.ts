@@ -5,8 +5,9 @@
  *
  * Why not in the server's process, as before: PGlite runs each statement synchronously on the caller's thread,
  * so every saved answer held the event loop, and its WebAssembly memory counted in the server's. On the chat
- * benchmark (benchmarks.md, "PGlite in a process of its own") the server then spent 3.8 ms of CPU per answer
- * against 2.1, and its event loop's worst p99 second was 27 ms against 12 (issue 16: 2.0 ms per answer, 20 ms).
+ * benchmark at 200 readers (benchmarks.md, "PGlite in a process of its own") the first token's p95 was 191 ms
+ * against 15-20 ms now, the event loop's worst p99 second 215 ms against 11-15, and CPU per answer 3.95 ms
+ * against 2.75-3.05 for both processes (issue 16: 150 ms, 20 ms, 2.0 ms).
  *
  * The child ends when the server closes the store, and on its own when the server dies (its IPC channel
  * closes). If it dies while the server runs, statements fail as "database unavailable" (answers still stream)
@@ -136,6 +137,8 @@ async function startSupervisor(location: string, pidFile: string, onEvent: Pglit
       if (stopping) return;
       launch().then(
         (next) => {
+          // The store was closed while this one started.
+          if (stopping) return void next.kill('SIGTERM');
           child = next;
           onEvent?.({ kind: 'restarted', pid: next.pid });
         },
