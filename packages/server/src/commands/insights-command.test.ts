@@ -102,4 +102,35 @@ describe('docs-chat insights', () => {
     expect(lines).toContain(`gap,"'=HYPERLINK(""x"") how do refunds work?",1,,,,,`);
     expect(lines).toContain('most_cited_page,Installation,2,,,,https://docs.example.com/docs/guides/installation,guides/installation.md');
   }, 90_000);
+
+  it("reads through a running server's embedded database instead of being refused, and leaves it running", async () => {
+    // Opened as `docs-chat serve` opens it: PGlite in a process of its own, holding DATA_DIR.
+    const server = await createConversationStore({ dataDir: workDir, pgliteProcess: true });
+    try {
+      await server.migrate();
+      const answerId = randomUUID();
+      await server.startTurn({
+        conversationId: randomUUID(),
+        newConversation: true,
+        mode: 'general',
+        question: { id: randomUUID(), content: 'How do I rotate the logs?' },
+        answerId,
+      });
+      await server.finishMessage(answerId, {
+        content: 'Not covered.',
+        status: 'complete',
+        sources: [],
+        finishReason: 'no_answer',
+        usage: null,
+      });
+
+      const json = await docsChat(['insights', '--since', '1h', '--json'], { DATA_DIR: workDir, EMBEDDING_PROVIDER: 'local' });
+      expect(json.stderr).not.toMatch(/in use|could not/);
+      expect(json.code).toBe(0);
+      expect((JSON.parse(json.stdout) as InsightsReport).totals).toMatchObject({ questions: 1, refused: 1 });
+      await server.ping(2_000);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
 });

@@ -1,5 +1,6 @@
 /** Chooses the conversation store from configuration; each implementation is loaded only when chosen. */
 import type { ConversationStore, ConversationStoreOptions } from './conversation-store.js';
+import { ConversationStoreUnavailableError } from './conversation-store.js';
 
 /**
  * databaseUrl set -> postgres driver; else PGlite under `${dataDir}/conversations` ('memory://' when dataDir is ':memory:'),
@@ -24,8 +25,17 @@ export async function createConversationStore(options: ConversationStoreOptions)
     });
   }
   const { createPgliteConversationStore } = await import('./pglite-conversation-store.js');
-  return createPgliteConversationStore({
-    dataDir: options.dataDir,
-    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
-  });
+  try {
+    return await createPgliteConversationStore({
+      dataDir: options.dataDir,
+      ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+    });
+  } catch (error) {
+    // A server holds the folder: a command run beside it (docs-chat insights) uses the server's database process.
+    if (!(error instanceof ConversationStoreUnavailableError) || options.dataDir === ':memory:') throw error;
+    const { connectToRunningPgliteProcess } = await import('./pglite-process-store.js');
+    const shared = await connectToRunningPgliteProcess(options.dataDir);
+    if (shared) return shared;
+    throw error;
+  }
 }

@@ -92,6 +92,31 @@ describe("the server's embedded conversation database, in a process of its own",
     await second.close();
   }, 90_000);
 
+  it("lets a command run beside the server (docs-chat insights) use the server's database, which outlives it", async () => {
+    const server = await openServerStore(dataDir);
+    try {
+      await server.migrate();
+      const conversationId = randomUUID();
+      await server.createConversation(conversationId);
+      await server.insertMessage({
+        id: randomUUID(),
+        conversationId,
+        role: 'user',
+        content: 'asked while running',
+        mode: 'general',
+        status: 'complete',
+      });
+      // The command's way: the in-process database, which the server's lock refuses, then the server's process.
+      const beside = await createConversationStore({ dataDir });
+      expect((await beside.getConversation(conversationId))?.messages.map((message) => message.content)).toEqual(['asked while running']);
+      await beside.close();
+      await server.ping(2_000);
+      expect(isAlive(server.processId()!)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
+
   it('restarts a database process that dies, reports it once, and keeps what was saved', async () => {
     const events: PgliteProcessEvent[] = [];
     const store = await openServerStore(dataDir, (event) => events.push(event));

@@ -178,6 +178,29 @@ async function startSupervisor(location: string, pidFile: string, onEvent: Pglit
   };
 }
 
+function processFile(dataDir: string): string {
+  return path.join(dataDir, 'locks', 'conversations-process.pid');
+}
+
+/**
+ * The store over the database process of a server running on this DATA_DIR, for a command run beside it
+ * (`docs-chat insights`); null when no such process answers. Closing it leaves the server's database running.
+ */
+export async function connectToRunningPgliteProcess(dataDir: string): Promise<ConversationStore | null> {
+  const [pidLine, socketPath] = (await readFile(processFile(dataDir), 'utf8').catch(() => '')).split('\n');
+  const pid = Number.parseInt(pidLine ?? '', 10);
+  if (!Number.isInteger(pid) || pid <= 0 || !socketPath || !processIsAlive(pid)) return null;
+  const sql = postgres({ ...driverSettings(1), path: socketPath, database: 'postgres', username: 'postgres', connect_timeout: 2 });
+  const store = storeOverDriver(sql, { backend: 'pglite' });
+  try {
+    await store.ping(2_000);
+    return store;
+  } catch {
+    await store.close().catch(() => undefined);
+    return null;
+  }
+}
+
 /** Opens (creating when needed) DATA_DIR's conversation database in a child process and returns the store over it. */
 export async function createPgliteProcessConversationStore(options: PgliteProcessStoreOptions): Promise<PgliteProcessStore> {
   const location = pgliteLocation(options.dataDir);
@@ -185,7 +208,7 @@ export async function createPgliteProcessConversationStore(options: PgliteProces
   let supervisor: Supervisor | undefined;
   try {
     await ensurePgliteDatabase(location);
-    supervisor = await startSupervisor(location, path.join(options.dataDir, 'locks', 'conversations-process.pid'), options.onEvent);
+    supervisor = await startSupervisor(location, processFile(options.dataDir), options.onEvent);
   } catch (error) {
     await lock.release();
     if (error instanceof ConversationStoreUnavailableError) throw error;

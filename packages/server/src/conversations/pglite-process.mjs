@@ -15,7 +15,8 @@ import { rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 
-// PID_FILE names the process holding the folder, so a server starting while this one still closes waits for it.
+// PID_FILE names the process holding the folder and its socket, so a server starting while this one still closes
+// waits for it, and a command run beside the server can use it.
 const [location, socketPath, pidFile, startParams] = process.argv.slice(2);
 
 const PROTOCOL_3 = 196608;
@@ -150,7 +151,8 @@ process.on('message', (message) => {
 });
 
 try {
-  await writeFile(pidFile, `${process.pid}\n`);
+  // The pid, then the socket: a command run beside the server (docs-chat insights) reaches the database there.
+  await writeFile(pidFile, `${process.pid}\n${socketPath}\n`);
   db = await PGlite.create(location, { startParams: JSON.parse(startParams) });
   // A process that died (and was restarted by the server) leaves its socket file behind.
   if (process.platform !== 'win32') await unlink(socketPath).catch(() => undefined);
