@@ -3,7 +3,16 @@ import { createChatStreamParser, type ChatStreamEvent, type ErrorEvent, type Met
 import { startGeminiStandIn } from '@docs-chat/stand-ins';
 import { loadConfig } from './config.js';
 import { startServer } from './server-runtime.js';
-import { answerText, createTestIndex, eventually, LogCapture, postChat, startTestServer, type TestIndex } from './testing/test-server.js';
+import {
+  answerText,
+  createTestIndex,
+  eventually,
+  LogCapture,
+  postChat,
+  standInModelEnv,
+  startTestServer,
+  type TestIndex,
+} from './testing/test-server.js';
 
 /** Building the index and an embedded database can take a while on a busy machine. */
 const SETUP_TIMEOUT_MS = 120_000;
@@ -203,10 +212,7 @@ describe('the embedded conversation database (no DATABASE_URL)', () => {
         ...index.env,
         PORT: '0',
         HOST: '127.0.0.1',
-        GEMINI_API_KEY: gemini.apiKey,
-        GEMINI_BASE_URL: gemini.url,
-        LLM_PROVIDER: 'gemini',
-        LLM_MODEL: 'gemini-3.8-flash',
+        ...standInModelEnv(gemini),
       });
       const server = await startServer(config, { logDestination: logs });
       try {

@@ -5,21 +5,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { processIsAlive } from '@docs-chat/core';
 import type { PgliteProcessEvent } from './conversation-store.js';
 import { ConversationStoreUnavailableError } from './conversation-store.js';
 import { createConversationStore } from './create-conversation-store.js';
 import type { PgliteProcessStore } from './pglite-process-store.js';
 
 const HOLD_STORE = fileURLToPath(new URL('../__fixtures__/pglite-process/hold-store.ts', import.meta.url));
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -67,7 +59,7 @@ describe("the server's embedded conversation database, in a process of its own",
       status: 'complete',
     });
     await first.close();
-    expect(await waitFor(() => !isAlive(pid!), 5_000)).toBe(true);
+    expect(await waitFor(() => !processIsAlive(pid!), 5_000)).toBe(true);
     await expect(access(path.dirname(first.socketPath))).rejects.toThrow();
 
     // The CLI's way (in this process) reads what the database process wrote: the same folder, the same database.
@@ -111,7 +103,7 @@ describe("the server's embedded conversation database, in a process of its own",
       expect((await beside.getConversation(conversationId))?.messages.map((message) => message.content)).toEqual(['asked while running']);
       await beside.close();
       await server.ping(2_000);
-      expect(isAlive(server.processId()!)).toBe(true);
+      expect(processIsAlive(server.processId()!)).toBe(true);
     } finally {
       await server.close();
     }
@@ -213,9 +205,9 @@ describe("the server's embedded conversation database, in a process of its own",
       });
       holder.once('exit', (code) => reject(new Error(`the holding server exited (${code}) before opening the store: ${output}`)));
     });
-    expect(isAlive(databasePid)).toBe(true);
+    expect(processIsAlive(databasePid)).toBe(true);
     holder.kill('SIGKILL');
-    expect(await waitFor(() => !isAlive(databasePid), 10_000)).toBe(true);
+    expect(await waitFor(() => !processIsAlive(databasePid), 10_000)).toBe(true);
     // The killed server could not remove the socket's private folder; the database process did.
     await expect(access(path.dirname(socketPath))).rejects.toThrow();
 

@@ -52,12 +52,31 @@ export interface PgliteProcessStore extends ConversationStore {
   processId(): number | undefined;
 }
 
+/** The running database process its file names (`pid`, then the socket, one per line); null when none runs. */
+async function runningDatabaseProcess(pidFile: string): Promise<{ pid: number; socketPath: string | undefined } | null> {
+  const [pidLine, socketPath] = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n');
+  const pid = Number.parseInt(pidLine ?? '', 10);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processIsAlive(pid)) return null;
+  return { pid, socketPath: socketPath || undefined };
+}
+
+/** One driver connection to a database process's socket (PGlite runs one statement at a time; the driver pipelines). */
+function socketConnection(socketPath: string, connectTimeoutSeconds: number): postgres.Sql {
+  return postgres({
+    ...driverSettings(1),
+    path: socketPath,
+    database: 'postgres',
+    username: 'postgres',
+    connect_timeout: connectTimeoutSeconds,
+  });
+}
+
 /** Waits for the database process of a server that died (its pid file names it) to finish closing the folder. */
 async function waitForPreviousHolder(pidFile: string, location: string): Promise<void> {
   const deadline = Date.now() + PREVIOUS_HOLDER_WAIT_MS;
   for (;;) {
-    const pid = Number.parseInt(await readFile(pidFile, 'utf8').catch(() => ''), 10);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processIsAlive(pid)) return;
+    const pid = (await runningDatabaseProcess(pidFile))?.pid;
+    if (pid === undefined) return;
     if (Date.now() > deadline) {
       throw new ConversationStoreUnavailableError(`The embedded conversation database in ${location} is still open in process ${pid}.`, {
         hint: `Stop process ${pid} (a docs-chat database process left by an earlier server), or delete ${pidFile} if no such process runs.`,
@@ -187,11 +206,9 @@ function processFile(dataDir: string): string {
  * (`docs-chat insights`); null when no such process answers. Closing it leaves the server's database running.
  */
 export async function connectToRunningPgliteProcess(dataDir: string): Promise<ConversationStore | null> {
-  const [pidLine, socketPath] = (await readFile(processFile(dataDir), 'utf8').catch(() => '')).split('\n');
-  const pid = Number.parseInt(pidLine ?? '', 10);
-  if (!Number.isInteger(pid) || pid <= 0 || !socketPath || !processIsAlive(pid)) return null;
-  const sql = postgres({ ...driverSettings(1), path: socketPath, database: 'postgres', username: 'postgres', connect_timeout: 2 });
-  const store = storeOverDriver(sql, { backend: 'pglite' });
+  const socketPath = (await runningDatabaseProcess(processFile(dataDir)))?.socketPath;
+  if (!socketPath) return null;
+  const store = storeOverDriver(socketConnection(socketPath, 2), { backend: 'pglite' });
   try {
     await store.ping(2_000);
     return store;
@@ -218,9 +235,7 @@ export async function createPgliteProcessConversationStore(options: PgliteProces
     );
   }
   const running = supervisor;
-  // One connection: PGlite runs one statement at a time, and the driver pipelines on it.
-  const sql = postgres({ ...driverSettings(1), path: running.socketPath, database: 'postgres', username: 'postgres', connect_timeout: 5 });
-  const store = storeOverDriver(sql, {
+  const store = storeOverDriver(socketConnection(running.socketPath, 5), {
     backend: 'pglite',
     ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
     afterClose: async () => {

@@ -95,6 +95,11 @@ export interface TestServerOptions {
   gemini?: GeminiStandIn;
 }
 
+/** The settings that point a server's chat model at the Gemini stand-in. */
+export function standInModelEnv(gemini: GeminiStandIn): Record<string, string> {
+  return { GEMINI_API_KEY: gemini.apiKey, GEMINI_BASE_URL: gemini.url, LLM_PROVIDER: 'gemini', LLM_MODEL: 'gemini-3.8-flash' };
+}
+
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const gemini = options.gemini ?? (await startGeminiStandIn());
   const store = options.store ?? (await options.index.sharedStore());
@@ -103,10 +108,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...options.index.env,
     PORT: '0',
     HOST: '127.0.0.1',
-    GEMINI_API_KEY: gemini.apiKey,
-    GEMINI_BASE_URL: gemini.url,
-    LLM_PROVIDER: 'gemini',
-    LLM_MODEL: 'gemini-3.8-flash',
+    ...standInModelEnv(gemini),
     LOG_LEVEL: 'info',
     ...options.env,
   };
