@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,22 @@ async function openServerStore(dataDir: string, onEvent?: (event: PgliteProcessE
     pgliteProcess: true,
     ...(onEvent ? { onPgliteProcessEvent: onEvent } : {}),
   })) as PgliteProcessStore;
+}
+
+/** A server process holding the store on DATA_DIR (fixture), with its database process's pid and socket. */
+async function startHoldingServer(dataDir: string): Promise<{ holder: ChildProcess; databasePid: number; socketPath: string }> {
+  const holder = spawn(process.execPath, ['--import', 'tsx', HOLD_STORE, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [databasePid, socketPath] = await new Promise<[number, string]>((resolve, reject) => {
+    let output = '';
+    holder.stdout.setEncoding('utf8');
+    holder.stdout.on('data', (chunk: string) => {
+      output += chunk;
+      const match = /database pid (\d+) socket (\S+)\n/.exec(output);
+      if (match) resolve([Number(match[1]), match[2]!]);
+    });
+    holder.once('exit', (code) => reject(new Error(`the holding server exited (${code}) before opening the store: ${output}`)));
+  });
+  return { holder, databasePid, socketPath };
 }
 
 describe("the server's embedded conversation database, in a process of its own", () => {
@@ -194,17 +210,7 @@ describe("the server's embedded conversation database, in a process of its own",
   }, 90_000);
 
   it('ends on its own when the server is killed, and the next server opens the folder', async () => {
-    const holder = spawn(process.execPath, ['--import', 'tsx', HOLD_STORE, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const [databasePid, socketPath] = await new Promise<[number, string]>((resolve, reject) => {
-      let output = '';
-      holder.stdout.setEncoding('utf8');
-      holder.stdout.on('data', (chunk: string) => {
-        output += chunk;
-        const match = /database pid (\d+) socket (\S+)\n/.exec(output);
-        if (match) resolve([Number(match[1]), match[2]!]);
-      });
-      holder.once('exit', (code) => reject(new Error(`the holding server exited (${code}) before opening the store: ${output}`)));
-    });
+    const { holder, databasePid, socketPath } = await startHoldingServer(dataDir);
     expect(processIsAlive(databasePid)).toBe(true);
     holder.kill('SIGKILL');
     expect(await waitFor(() => !processIsAlive(databasePid), 10_000)).toBe(true);
@@ -214,6 +220,27 @@ describe("the server's embedded conversation database, in a process of its own",
     const next = await openServerStore(dataDir);
     try {
       await next.ping(2_000);
+    } finally {
+      await next.close();
+    }
+  }, 90_000);
+
+  it('removes the socket folder left when the server and its database were both killed outright', async () => {
+    const { holder, databasePid, socketPath } = await startHoldingServer(dataDir);
+    const holderExited = new Promise((resolve) => holder.once('exit', resolve));
+    // Both at once, as a power cut or `kill -9` of the whole group would: neither can clean up.
+    process.kill(databasePid, 'SIGKILL');
+    holder.kill('SIGKILL');
+    await holderExited;
+    expect(await waitFor(() => !processIsAlive(databasePid), 10_000)).toBe(true);
+    await expect(access(path.dirname(socketPath))).resolves.toBeUndefined();
+
+    const next = await openServerStore(dataDir);
+    try {
+      await next.ping(2_000);
+      await expect(access(path.dirname(socketPath))).rejects.toThrow();
+      // The new server's own folder is untouched.
+      await expect(access(path.dirname(next.socketPath))).resolves.toBeUndefined();
     } finally {
       await next.close();
     }

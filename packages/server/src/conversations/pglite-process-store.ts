@@ -32,6 +32,8 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
 /** How long a new server waits for the process of a server that died to finish closing the same folder. */
 const PREVIOUS_HOLDER_WAIT_MS = 10_000;
+/** The private socket folders are made under the system's temporary folder with this prefix. */
+const SOCKET_FOLDER_PREFIX = 'docs-chat-db-';
 /** Pauses before restarting a process that died: doubled after each failure up to the maximum. */
 const RESTART_DELAY_MS = { first: 500, max: 30_000 } as const;
 /** A process that ran this long before dying starts the pauses over. */
@@ -58,6 +60,21 @@ async function runningDatabaseProcess(pidFile: string): Promise<{ pid: number; s
   const pid = Number.parseInt(pidLine ?? '', 10);
   if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processIsAlive(pid)) return null;
   return { pid, socketPath: socketPath || undefined };
+}
+
+/**
+ * Removes the socket folder a database process left when it and its server were both killed outright
+ * (SIGKILL, a power cut): its pid file still names the socket, and no process holds it any more. Only a
+ * folder of ours under the temporary folder is touched (`docs-chat-db-*`), whatever the file says.
+ */
+async function removeLeftSocketFolder(pidFile: string): Promise<void> {
+  const [pidLine, socketPath] = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n');
+  if (!socketPath || (await runningDatabaseProcess(pidFile)) !== null) return;
+  const folder = path.dirname(socketPath);
+  if (path.dirname(folder) !== os.tmpdir() || !path.basename(folder).startsWith(SOCKET_FOLDER_PREFIX)) return;
+  if (pidLine && Number.parseInt(pidLine, 10) === process.pid) return;
+  await rm(folder, { recursive: true, force: true });
+  await rm(pidFile, { force: true });
 }
 
 /** One driver connection to a database process's socket (PGlite runs one statement at a time; the driver pipelines). */
@@ -96,7 +113,7 @@ async function startSupervisor(location: string, pidFile: string, onEvent: Pglit
   const script = fileURLToPath(new URL('./pglite-process.mjs', import.meta.url));
   // A private folder (mkdtemp makes it 0700) holds the socket, so other users of the host cannot connect;
   // under the system's temporary folder because a socket path must stay under about 100 bytes.
-  const socketDir = process.platform === 'win32' ? undefined : await mkdtemp(path.join(os.tmpdir(), 'docs-chat-db-'));
+  const socketDir = process.platform === 'win32' ? undefined : await mkdtemp(path.join(os.tmpdir(), SOCKET_FOLDER_PREFIX));
   const socketPath = socketDir ? path.join(socketDir, 'pglite.sock') : `\\\\.\\pipe\\docs-chat-db-${process.pid}-${Date.now()}`;
   let child: ChildProcess | undefined;
   let stopping = false;
@@ -225,6 +242,7 @@ export async function createPgliteProcessConversationStore(options: PgliteProces
   let supervisor: Supervisor | undefined;
   try {
     await ensurePgliteDatabase(location);
+    await removeLeftSocketFolder(processFile(options.dataDir));
     supervisor = await startSupervisor(location, processFile(options.dataDir), options.onEvent);
   } catch (error) {
     await lock.release();
