@@ -1,6 +1,13 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { MetaEvent } from '@docs-chat/core/protocol';
+import { ConversationStoreUnavailableError } from '../conversations/conversation-store.js';
 import { createConversationStore } from '../conversations/create-conversation-store.js';
+import type { PgliteProcessStore } from '../conversations/pglite-process-store.js';
+import { ConversationGateway, NOT_ANSWERING_PROBE_MS } from './conversation-gateway.js';
 import { createTestSchema, findTestPostgres, NO_TEST_POSTGRES_REASON, type TestSchema } from '../conversations/test-postgres.js';
 import type { HealthReport } from '../health/health-check.js';
 import { createTestIndex, eventually, postChat, startTestServer, type TestIndex } from '../testing/test-server.js';
@@ -52,6 +59,64 @@ async function startSwitchableRelay(target: {
       }),
   };
 }
+
+describe('a conversation database that accepts work but stops answering', () => {
+  it('holds up only the questions asked before the first deadline passed, then fails at once, and saves again once it answers', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'docs-chat-gateway-stalled-'));
+    // The server's own embedded database, in its process; stopped (SIGSTOP) it keeps its socket open and says nothing.
+    const store = (await createConversationStore({ dataDir, pgliteProcess: true })) as PgliteProcessStore;
+    const lines: string[] = [];
+    const logger = {
+      info: (_details: object, message: string) => lines.push(`info: ${message}`),
+      warn: (_details: object, message: string) => lines.push(`warn: ${message}`),
+      error: (_details: object, message: string) => lines.push(`error: ${message}`),
+    };
+    const deadlineMs = 600;
+    const gateway = new ConversationGateway(store, logger, deadlineMs);
+    try {
+      // Migrating a new database takes longer than this test's short deadline on a busy machine.
+      await store.migrate();
+      expect(await gateway.migrate()).toBe(true);
+      const databasePid = store.processId()!;
+      process.kill(databasePid, 'SIGSTOP');
+      try {
+        const firstStarted = performance.now();
+        await expect(gateway.run((conversations) => conversations.createConversation(randomUUID()))).rejects.toBeInstanceOf(
+          ConversationStoreUnavailableError,
+        );
+        expect(performance.now() - firstStarted).toBeGreaterThanOrEqual(deadlineMs - 50);
+        // Each later question would otherwise wait out the deadline before its answer starts.
+        const laterStarted = performance.now();
+        for (let question = 0; question < 5; question += 1) {
+          await expect(gateway.run((conversations) => conversations.createConversation(randomUUID()))).rejects.toThrow(/has not answered/);
+        }
+        expect(performance.now() - laterStarted).toBeLessThan(deadlineMs / 2);
+        // Still silent after a probe or two: still failing at once.
+        await new Promise((resolve) => setTimeout(resolve, NOT_ANSWERING_PROBE_MS * 2));
+        await expect(gateway.run((conversations) => conversations.createConversation(randomUUID()))).rejects.toThrow(/has not answered/);
+      } finally {
+        process.kill(databasePid, 'SIGCONT');
+      }
+      const id = randomUUID();
+      await eventually(async () => {
+        try {
+          await gateway.run((conversations) => conversations.createConversation(id));
+          return true;
+        } catch {
+          return false;
+        }
+      }, 15_000);
+      await expect(gateway.run((conversations) => conversations.conversationExists(id))).resolves.toBe(true);
+      expect(lines.filter((line) => /stopped answering|answers again/.test(line))).toEqual([
+        'warn: the conversation database stopped answering: answers stream without being saved until it answers again',
+        'info: the conversation database answers again: answers are saved',
+      ]);
+    } finally {
+      await gateway.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
 
 const postgresUrl = await findTestPostgres();
 

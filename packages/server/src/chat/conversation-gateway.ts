@@ -26,6 +26,8 @@ export const STALE_PENDING_MS = { postgres: 120_000, pglite: 0 } as const;
 const MAX_UNSAVED_FINISHES = 1000;
 /** A database that accepts connections but never answers must not hold up start-up or a reader's answer. */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5000;
+/** While the database is not answering, how often a ping asks whether it answers again. */
+export const NOT_ANSWERING_PROBE_MS = 1000;
 
 export class ConversationGateway {
   private migrated = false;
@@ -38,6 +40,15 @@ export class ConversationGateway {
   /** Set at start and whenever the database was lost: the next successful call recovers (see `recover`). */
   private needsRecovery = true;
   private recovering: Promise<void> | null = null;
+  /**
+   * Set when an operation ran past its deadline (a database that accepts connections but does not answer: a
+   * stalled host, a stopped process). Until a ping succeeds again, operations fail at once instead of each
+   * reader's question waiting out the deadline before its answer starts; the answers stream unsaved meanwhile.
+   */
+  private notAnswering: { since: number; probe: NodeJS.Timeout } | null = null;
+  /** A ping of the not-answering database is under way (one at a time). */
+  private pinging = false;
+  private closed = false;
 
   constructor(
     readonly store: ConversationStore,
@@ -68,6 +79,11 @@ export class ConversationGateway {
 
   async run<T>(operation: (store: ConversationStore) => Promise<T>): Promise<T> {
     try {
+      if (this.notAnswering) {
+        throw new ConversationStoreUnavailableError(
+          `The conversation database has not answered for ${Math.round((Date.now() - this.notAnswering.since) / 1000)} s.`,
+        );
+      }
       await this.ensureMigrated(false);
       const result = await withDeadline(operation(this.store), this.operationTimeoutMs);
       if (this.needsRecovery) void this.recover();
@@ -77,9 +93,38 @@ export class ConversationGateway {
       if (failure instanceof ConversationStoreUnavailableError) {
         this.needsRecovery = true;
         this.hooks.onUnavailable?.();
+        if (failure instanceof DeadlineExceededError) this.stoppedAnswering();
       }
       throw failure;
     }
+  }
+
+  private stoppedAnswering(): void {
+    if (this.notAnswering || this.closed) return;
+    this.logger.warn(
+      { timeoutMs: this.operationTimeoutMs },
+      'the conversation database stopped answering: answers stream without being saved until it answers again',
+    );
+    const probe = setInterval(() => {
+      if (this.pinging) return;
+      this.pinging = true;
+      this.store
+        .ping(this.operationTimeoutMs)
+        .then(() => {
+          if (!this.notAnswering) return;
+          clearInterval(this.notAnswering.probe);
+          const silentMs = Date.now() - this.notAnswering.since;
+          this.notAnswering = null;
+          this.logger.info({ silentMs }, 'the conversation database answers again: answers are saved');
+          void this.recover();
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          this.pinging = false;
+        });
+    }, NOT_ANSWERING_PROBE_MS);
+    probe.unref();
+    this.notAnswering = { since: Date.now(), probe };
   }
 
   /** Marks an answer as being written by this server (its pending row is alive). */
@@ -155,6 +200,9 @@ export class ConversationGateway {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.notAnswering) clearInterval(this.notAnswering.probe);
+    this.notAnswering = null;
     await this.store.close();
   }
 
@@ -178,13 +226,13 @@ export class ConversationGateway {
   }
 }
 
+/** The database accepted the work but gave no answer in time. */
+class DeadlineExceededError extends ConversationStoreUnavailableError {}
+
 async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ConversationStoreUnavailableError(`The conversation database did not answer within ${ms} ms.`)),
-      ms,
-    );
+    timer = setTimeout(() => reject(new DeadlineExceededError(`The conversation database did not answer within ${ms} ms.`)), ms);
   });
   try {
     return await Promise.race([work, deadline]);
