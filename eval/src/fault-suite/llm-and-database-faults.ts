@@ -27,6 +27,7 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
     '/health during the outage says degraded with status 200 and postgres down (the server treats Postgres as optional)',
     'a question during the outage is answered with meta.persisted=false and a conversation_not_saved warning',
     'once Postgres is back, /health is healthy again and later messages are stored (read back through GET /conversations/:id and counted in SQL)',
+    'Postgres that accepts connections but stops answering: after the first statement waits out its deadline, later questions are answered at once, unsaved and told so, and once it answers again answers are saved',
   ];
   if (!relay || !sql) {
     for (const sentence of sentences)
@@ -124,6 +125,51 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
     >`select count(*)::text as count from messages where conversation_id = ${meta!.conversation_id}`;
     expectThat(row?.count === '4', `SQL counted ${row?.count} rows`);
     return '4 messages via GET and SQL';
+  });
+
+  await report.check('faults', sentences[4]!, async () => {
+    relay.stalled = true;
+    try {
+      const first = performance.now();
+      const held = await ask(context, 'How do I open a harbor?');
+      const heldMs = performance.now() - first;
+      expectThat(held.last()?.type === 'done', `the first answer during the stall ended with ${held.last()?.type}`);
+      expectThat(held.meta()?.persisted === false, 'the first answer during the stall says it was saved');
+      const laterMs: number[] = [];
+      for (const question of ['How do I close a harbor?', 'What errors can openHarbor throw?', 'How do I persist the harbor state?']) {
+        const started = performance.now();
+        const reply = await ask(context, question);
+        laterMs.push(performance.now() - started);
+        expectThat(reply.last()?.type === 'done', `an answer during the stall ended with ${reply.last()?.type}`);
+        expectThat(reply.meta()?.persisted === false, 'an answer during the stall says it was saved');
+        expectThat(
+          reply.events.some((event) => event.type === 'warning' && event.code === 'conversation_not_saved'),
+          'an answer during the stall came without the conversation_not_saved warning',
+        );
+      }
+      // Each would otherwise wait the 5 s statement deadline before its answer starts.
+      expectThat(
+        Math.max(...laterMs) < 2_000,
+        `later answers took ${laterMs.map((ms) => Math.round(ms)).join('/')} ms (the first ${Math.round(heldMs)} ms)`,
+      );
+      relay.stalled = false;
+      let meta: MetaEvent | undefined;
+      await until(
+        'a persisted answer after the stall',
+        async () => {
+          const reply = await ask(context, 'Is Tidewater tied to a UI framework?');
+          meta = reply.meta();
+          return meta?.persisted === true && reply.last()?.type === 'done';
+        },
+        15_000,
+        500,
+      );
+      const stored = await getConversation(main.url, meta!.conversation_id);
+      expectThat(stored.status === 200 && stored.body.messages.length === 2, `GET /conversations answered ${stored.status}`);
+      return `first answer ${Math.round(heldMs)} ms, later ${laterMs.map((ms) => Math.round(ms)).join('/')} ms, saved again after the stall`;
+    } finally {
+      relay.stalled = false;
+    }
   });
 }
 
