@@ -230,8 +230,6 @@ const EVENT_LOOP_SAMPLING_MS = 10;
 /** What bench-loop-probe.mjs writes for one server process: its main thread's event-loop delay since the last cut, in ms. */
 interface LoopReading {
   serial: number;
-  count: number;
-  p50: number;
   p99: number;
   max: number;
 }

@@ -26,8 +26,6 @@ if (isMainThread && directory) {
       `${file}.new`,
       JSON.stringify({
         serial,
-        count: histogram.count,
-        p50: ms(histogram.percentile(50)),
         p99: ms(histogram.percentile(99)),
         max: ms(histogram.max),
       }),

@@ -20,6 +20,22 @@ function streamRequests(context: SuiteContext): number {
   return context.gemini.requests.filter((request) => request.path.endsWith(':streamGenerateContent')).length;
 }
 
+/** Asks until an answer is whole and saved (the server re-tries its database at a bounded pace after a failure). */
+async function untilPersisted(context: SuiteContext, what: string, question: string): Promise<MetaEvent> {
+  let meta: MetaEvent | undefined;
+  await until(
+    what,
+    async () => {
+      const reply = await ask(context, question);
+      meta = reply.meta();
+      return meta?.persisted === true && reply.last()?.type === 'done';
+    },
+    15_000,
+    500,
+  );
+  return meta!;
+}
+
 export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
   const { report, main, gemini, relay, sql } = context;
   const sentences = [
@@ -99,21 +115,10 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
 
   await report.check('faults', sentences[3]!, async () => {
     await until('postgres up in /health', async () => (await health(main.url)).body.status === 'healthy', 15_000, 250);
-    let meta: MetaEvent | undefined;
-    // The server re-tries its database at a bounded pace after a failure; give it a few seconds.
-    await until(
-      'a persisted answer',
-      async () => {
-        const reply = await ask(context, 'How do I persist the harbor state?');
-        meta = reply.meta();
-        return meta?.persisted === true && reply.last()?.type === 'done';
-      },
-      15_000,
-      500,
-    );
-    const followUp = await ask(context, 'And can I have several harbors?', { conversation_id: meta!.conversation_id });
+    const meta = await untilPersisted(context, 'a persisted answer', 'How do I persist the harbor state?');
+    const followUp = await ask(context, 'And can I have several harbors?', { conversation_id: meta.conversation_id });
     expectThat(followUp.meta()?.persisted === true, 'the follow-up was not persisted');
-    const stored = await getConversation(main.url, meta!.conversation_id);
+    const stored = await getConversation(main.url, meta.conversation_id);
     expectThat(stored.status === 200, `GET /conversations answered ${stored.status}`);
     const roles = stored.body.messages.map((message) => `${message.role}:${message.status}`);
     expectThat(
@@ -122,7 +127,7 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
     );
     const [row] = await context.sql!<
       { count: string }[]
-    >`select count(*)::text as count from messages where conversation_id = ${meta!.conversation_id}`;
+    >`select count(*)::text as count from messages where conversation_id = ${meta.conversation_id}`;
     expectThat(row?.count === '4', `SQL counted ${row?.count} rows`);
     return '4 messages via GET and SQL';
   });
@@ -153,18 +158,8 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
         `later answers took ${laterMs.map((ms) => Math.round(ms)).join('/')} ms (the first ${Math.round(heldMs)} ms)`,
       );
       relay.stalled = false;
-      let meta: MetaEvent | undefined;
-      await until(
-        'a persisted answer after the stall',
-        async () => {
-          const reply = await ask(context, 'Is Tidewater tied to a UI framework?');
-          meta = reply.meta();
-          return meta?.persisted === true && reply.last()?.type === 'done';
-        },
-        15_000,
-        500,
-      );
-      const stored = await getConversation(main.url, meta!.conversation_id);
+      const meta = await untilPersisted(context, 'a persisted answer after the stall', 'Is Tidewater tied to a UI framework?');
+      const stored = await getConversation(main.url, meta.conversation_id);
       expectThat(stored.status === 200 && stored.body.messages.length === 2, `GET /conversations answered ${stored.status}`);
       return `first answer ${Math.round(heldMs)} ms, later ${laterMs.map((ms) => Math.round(ms)).join('/')} ms, saved again after the stall`;
     } finally {

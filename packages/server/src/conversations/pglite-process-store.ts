@@ -56,9 +56,15 @@ export interface PgliteProcessStore extends ConversationStore {
 
 /** The running database process its file names (`pid`, then the socket, one per line); null when none runs. */
 async function runningDatabaseProcess(pidFile: string): Promise<{ pid: number; socketPath: string | undefined } | null> {
+  const recorded = await recordedDatabaseProcess(pidFile);
+  return recorded && processIsAlive(recorded.pid) ? recorded : null;
+}
+
+/** What the process file says, whether or not that process still runs; null when there is no valid file. */
+async function recordedDatabaseProcess(pidFile: string): Promise<{ pid: number; socketPath: string | undefined } | null> {
   const [pidLine, socketPath] = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n');
   const pid = Number.parseInt(pidLine ?? '', 10);
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processIsAlive(pid)) return null;
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
   return { pid, socketPath: socketPath || undefined };
 }
 
@@ -68,11 +74,10 @@ async function runningDatabaseProcess(pidFile: string): Promise<{ pid: number; s
  * folder of ours under the temporary folder is touched (`docs-chat-db-*`), whatever the file says.
  */
 async function removeLeftSocketFolder(pidFile: string): Promise<void> {
-  const [pidLine, socketPath] = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n');
-  if (!socketPath || (await runningDatabaseProcess(pidFile)) !== null) return;
-  const folder = path.dirname(socketPath);
+  const recorded = await recordedDatabaseProcess(pidFile);
+  if (!recorded?.socketPath || processIsAlive(recorded.pid)) return;
+  const folder = path.dirname(recorded.socketPath);
   if (path.dirname(folder) !== os.tmpdir() || !path.basename(folder).startsWith(SOCKET_FOLDER_PREFIX)) return;
-  if (pidLine && Number.parseInt(pidLine, 10) === process.pid) return;
   await rm(folder, { recursive: true, force: true });
   await rm(pidFile, { force: true });
 }
