@@ -159,6 +159,43 @@ describe('hybrid retriever on a small corpus', () => {
     expect(response.confidence).toBeLessThan(0.5);
   });
 
+  it('scores questions whose embeddings come back in one batch in separate turns of the event loop', async () => {
+    const questions = ['How often should the lens be cleaned?', 'How do I turn off the foghorn?', 'How do I deploy my Gatsby site to Netlify?'];
+    // The inference thread answers a batch of questions with one message: every search resumes at the same moment.
+    let arrived = 0;
+    let releaseBatch!: () => void;
+    const batch = new Promise<void>((resolve) => {
+      releaseBatch = resolve;
+    });
+    const batched = createRetriever({
+      store,
+      embedding: {
+        embedQuery: async (text, options) => {
+          const vector = await embedding.embedQuery(text, options);
+          arrived += 1;
+          if (arrived === questions.length) releaseBatch();
+          await batch;
+          return vector;
+        },
+      },
+      calibration: LOCAL_CALIBRATION,
+    });
+    let iteration = 0;
+    let counting = true;
+    const count = () => {
+      iteration += 1;
+      if (counting) setImmediate(count);
+    };
+    const finishedIn: number[] = [];
+    const searches = questions.map((question) => batched.search(question).then(() => finishedIn.push(iteration)));
+    await batch;
+    setImmediate(count);
+    await Promise.all(searches);
+    counting = false;
+    // Each search finished in a loop iteration of its own, so sockets and timers were served between them.
+    expect(new Set(finishedIn).size).toBe(questions.length);
+  });
+
   it('returns a chunk with its neighbours and the whole document it belongs to, in document order', async () => {
     const [first] = (await retriever.search('Replacing the wick')).hits;
     const chunkId = first?.chunk.id as string;

@@ -22,6 +22,7 @@ import { retrievalProfileFor, type RetrievalProfile } from '../profile/retrieval
 import { MAX_MESSAGE_CHARS } from '../protocol/chat-stream.js';
 import { readSiteSummary, type SiteSummary } from '../ingest/site-layout.js';
 import { resolveSiteScope } from './site-scope.js';
+import { nextTurn } from '../workers/event-loop-turns.js';
 
 export const MAX_QUERY_CHARS = MAX_MESSAGE_CHARS;
 const DEFAULT_K = 5;
@@ -127,6 +128,8 @@ export function createRetriever(options: RetrieverOptions): Retriever {
         filter,
         signal: searchOptions.signal,
       });
+      // Re-ranking and the scope check take a loop iteration of their own (event-loop-turns.ts).
+      await nextTurn();
       const ranked = rerankCandidates(query, result, stats, ranking);
       const hits: SearchHit[] = distinctSections(ranked)
         .slice(0, k)

@@ -17,6 +17,7 @@ import { compareIds, fuseReciprocalRanks, inverseDocumentFrequency, normalised, 
 import type { RankedId } from './ranking.js';
 import { compileFilter, filterExcludesEverything } from './search-filter.js';
 import { invertSparse } from './sparse-postings.mjs';
+import { nextTurn } from '../workers/event-loop-turns.js';
 import type {
   ChunkPayload,
   HybridQuery,
@@ -590,6 +591,8 @@ class EmbeddedStore implements VectorStore {
     throwIfAborted(query.signal);
     const state = await this.requireState();
     assertValidQuery(query, state.dimensions);
+    // Scoring every section is main-thread CPU: a loop iteration of its own (event-loop-turns.ts).
+    await nextTurn();
     const { fused, dense, sparse, pages } = state.search(query);
     const payloads = state.payloadsOf(fused.map((hit) => hit.slot));
     return { fused: fused.map(({ id, score }, i) => ({ id, score, payload: payloads[i] as ChunkPayload })), dense, sparse, pages };
