@@ -160,7 +160,11 @@ describe('hybrid retriever on a small corpus', () => {
   });
 
   it('scores questions whose embeddings come back in one batch in separate turns of the event loop', async () => {
-    const questions = ['How often should the lens be cleaned?', 'How do I turn off the foghorn?', 'How do I deploy my Gatsby site to Netlify?'];
+    const questions = [
+      'How often should the lens be cleaned?',
+      'How do I turn off the foghorn?',
+      'How do I deploy my Gatsby site to Netlify?',
+    ];
     // The inference thread answers a batch of questions with one message: every search resumes at the same moment.
     let arrived = 0;
     let releaseBatch!: () => void;
