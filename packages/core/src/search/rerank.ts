@@ -116,14 +116,17 @@ export function literalSparseHits(query: string, result: HybridResult, stats: Te
   const weights = new Map<number, number>();
   for (const word of words) weights.set(hashTerm(word), idf(word));
   for (const pair of pairs) weights.set(pairIndex(pair), idf(pair));
+  // Plain arrays for the loop over every candidate: iterating the map there made an entry array per term and candidate.
+  const indices = [...weights.keys()];
+  const termWeights = [...weights.values()];
   const hits: RawHit[] = [];
   for (const candidate of result.fused) {
     const counts = analysisOf(candidate.payload).counts;
     // Only the question's own terms are saturated: the values the chunk's whole vector holds for them.
     let score = 0;
-    for (const [index, weight] of weights) {
-      const tf = counts.get(index);
-      if (tf !== undefined) score += weight * saturatedWeight(tf, counts.length);
+    for (let term = 0; term < indices.length; term++) {
+      const tf = counts.get(indices[term] as number);
+      if (tf !== undefined) score += (termWeights[term] as number) * saturatedWeight(tf, counts.length);
     }
     if (score > 0) hits.push({ id: candidate.id, score });
   }
