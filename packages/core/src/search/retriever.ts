@@ -130,6 +130,7 @@ export function createRetriever(options: RetrieverOptions): Retriever {
       });
       // Re-ranking and the scope check take a loop iteration of their own (event-loop-turns.ts).
       await nextTurn();
+      throwIfAborted(searchOptions.signal);
       const ranked = rerankCandidates(query, result, stats, ranking);
       const hits: SearchHit[] = distinctSections(ranked)
         .slice(0, k)

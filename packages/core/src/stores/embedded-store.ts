@@ -593,6 +593,9 @@ class EmbeddedStore implements VectorStore {
     assertValidQuery(query, state.dimensions);
     // Scoring every section is main-thread CPU: a loop iteration of its own (event-loop-turns.ts).
     await nextTurn();
+    // While it waited, the reader may have gone or the store closed (a shutdown): fail as the store always does.
+    throwIfAborted(query.signal);
+    this.assertOpen();
     const { fused, dense, sparse, pages } = state.search(query);
     const payloads = state.payloadsOf(fused.map((hit) => hit.slot));
     return { fused: fused.map(({ id, score }, i) => ({ id, score, payload: payloads[i] as ChunkPayload })), dense, sparse, pages };
