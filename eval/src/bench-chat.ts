@@ -182,6 +182,13 @@ function request(url: string, method: 'GET' | 'POST', headers: Record<string, st
 }
 
 /** Reads a body to its end (so its keep-alive connection can be reused). */
+/** Each distinct failure with how many times it happened, most frequent first ("HTTP 503 service_busy ×1,962"). */
+function countsOf(failures: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const failure of failures) counts.set(failure, (counts.get(failure) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([failure, count]) => `${failure} ×${count.toLocaleString('en')}`);
+}
+
 async function drain(body: AsyncIterable<string>): Promise<void> {
   for await (const _ of body) {
     // nothing to keep
@@ -202,8 +209,11 @@ async function ask(url: string, question: string): Promise<AnswerSample> {
       JSON.stringify({ message: question, mode: 'general' }),
     );
     if (response.status !== 200) {
-      await drain(response.body);
-      return { firstTokenMs, totalMs: performance.now() - started, ok: false, failure: `HTTP ${response.status}` };
+      let text = '';
+      for await (const chunk of response.body) text += chunk;
+      // The refusal's code tells load shedding (service_busy) from failures.
+      const code = /"code":"([a-z_]+)"/.exec(text)?.[1];
+      return { firstTokenMs, totalMs: performance.now() - started, ok: false, failure: `HTTP ${response.status}${code ? ` ${code}` : ''}` };
     }
     const parser = createChatStreamParser((event: ChatStreamEvent) => {
       if (event.type === 'token' && firstTokenMs === null) firstTokenMs = performance.now() - started;
@@ -429,7 +439,7 @@ async function runPhase(
       scrapes: metricsTimes.length,
       renderP95: percentile(renderTimes, 0.95),
     },
-    failures: [...new Set(failures)].slice(0, 5),
+    failures: countsOf(failures).slice(0, 5),
     cpuMsPerAnswer,
     loadAverage: loadavg()[0]!,
     eventLoopP99: {

@@ -7,7 +7,7 @@ import type { ConversationStore } from '../conversations/conversation-store.js';
 import { createPostgresConversationStore } from '../conversations/postgres-conversation-store.js';
 import { createChatModel } from '../llm/create-chat-model.js';
 import { createTestIndex, LogCapture, type TestIndex } from '../testing/test-server.js';
-import { BUSY_LOG_INTERVAL_MS, ChatService, modelErrorEvent, ServerShutdownError } from './chat-service.js';
+import { BUSY_LOG_INTERVAL_MS, BUSY_MESSAGE, ChatService, modelErrorEvent, ServerShutdownError } from './chat-service.js';
 import { ConversationGateway } from './conversation-gateway.js';
 
 /** Building the index and an embedded database can take a while on a busy machine. */
@@ -74,10 +74,13 @@ describe('the chat orchestration', () => {
     expect(gemini.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
   });
 
-  it('refuses questions as busy while the question encoder is saturated, with one warning per interval and no error lines', async () => {
+  it('refuses questions as busy while the question encoder is saturated, storing nothing, with one warning per interval and no error lines', async () => {
     const busyRetriever: OpenedRetrieval['retriever'] = {
       ...retrieval.retriever,
-      search: () => Promise.reject(new DocsChatError('service_busy', 'The neural embedder is busy: 64 tasks are already waiting.')),
+      search: () =>
+        Promise.reject(
+          new DocsChatError('service_busy', 'The neural embedder is busy: 64 tasks are already waiting.', { retryAfterMs: 2500 }),
+        ),
     };
     let clock = 1_000_000;
     const service = new ChatService({
@@ -91,25 +94,34 @@ describe('the chat orchestration', () => {
     const busyLines = () =>
       logs.entries().filter((entry) => String(entry.msg).startsWith('questions refused as busy') || entry.msg === 'retrieval failed');
     const before = busyLines().length;
-    const ask = () => collect(service, { message: 'How do I install Tidewater?', mode: 'general' });
+    // A follow-up in a conversation that has one answered pair.
+    const opening = await collect(serviceWith(), { message: 'How do I install Tidewater?', mode: 'general' });
+    const conversationId = (opening[0] as MetaEvent).conversation_id;
+    const ask = () =>
+      service.start(
+        { message: 'And how do I upgrade it?', mode: 'general', conversation_id: conversationId },
+        new AbortController().signal,
+        logger,
+      );
 
-    const first = await ask();
-    expect(first.map((event) => event.type)).toEqual(['meta', 'error']);
-    expect(first[1]).toMatchObject({ type: 'error', code: 'busy', retryable: true });
+    expect(await ask()).toEqual({ kind: 'busy', message: BUSY_MESSAGE, retryAfterMs: 2500 });
     for (let question = 0; question < 20; question += 1) {
       clock += 100;
-      expect((await ask()).at(-1)).toMatchObject({ code: 'busy' });
+      expect((await ask()).kind).toBe('busy');
     }
     clock += BUSY_LOG_INTERVAL_MS;
     await ask();
 
+    // A resumed conversation shows no unanswered question for any of the 22 refusals.
+    const stored = await store.getConversation(conversationId);
+    expect(stored?.messages.map((message) => message.content.slice(0, 27))).toEqual(['How do I install Tidewater?', expect.any(String)]);
     const lines = busyLines().slice(before);
     expect(lines.map((line) => [line.level, line.refused])).toEqual([
       [40, 1],
       [40, 21],
     ]);
     expect(lines[1]?.msg).toMatch(/give the server more CPU or run more server processes \(WORKERS\)/);
-    expect(gemini.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
+    expect(gemini.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
   });
 
   it('ends with a shutting_down error and stores the partial answer when the server stops mid-answer', async () => {

@@ -48,6 +48,8 @@ export const HISTORY_PAIRS = 3;
 export const ANSWER_TEMPERATURE = 0.2;
 
 export const BUSY_MESSAGE = 'Service temporarily busy, please try again in a moment';
+/** How long a reader refused as busy is told to wait when the refusal does not say. */
+export const BUSY_RETRY_AFTER_MS = 1000;
 /** The text streamed so far is saved at most this often, so a killed server loses at most this much of it. */
 export const PROGRESS_SAVE_MS = 1000;
 
@@ -77,6 +79,8 @@ export class ServerShutdownError extends Error {
 
 export type ChatStart =
   | { kind: 'unknown_conversation' }
+  /** The question encoder's queue is full: refused before anything is stored or streamed (HTTP 503 with retry-after). */
+  | { kind: 'busy'; message: string; retryAfterMs: number }
   | {
       kind: 'stream';
       conversationId: string;
@@ -119,6 +123,9 @@ interface Turn {
   /** The recent pairs of a follow-up's conversation (empty for a new one), being read since start(). */
   history: Promise<ChatTurn[]>;
 }
+
+/** A general question's search, done before anything of the turn is stored. */
+type Searched = { ok: true; response: SearchResponse; history: ChatTurn[] } | { ok: false; error: unknown };
 
 interface Answer {
   text: string;
@@ -168,9 +175,9 @@ export class ChatService {
   }
 
   /**
-   * Checks what must be known before the first byte (an unknown conversation is a 404)
-   * and returns the event stream. Iterate it to the end: it finishes storing the answer
-   * even after the signal aborts.
+   * Checks what must be known before the first byte (an unknown conversation is a 404, a
+   * question the server is too busy to search a 503) and returns the event stream. Iterate
+   * it to the end: it finishes storing the answer even after the signal aborts.
    */
   async start(request: ChatRequest, signal: AbortSignal, logger: ServerLogger): Promise<ChatStart> {
     let persisted = true;
@@ -202,12 +209,21 @@ export class ChatService {
       metrics: {},
       history,
     };
-    const events =
-      request.mode === 'selection'
-        ? this.answerSelection(turn)
-        : smallTalk !== null
-          ? this.answerFixed(turn, smallTalkReply(smallTalk), 'stop')
-          : this.answerGeneral(turn);
+    let events: AsyncGenerator<ChatStreamEvent, void, undefined>;
+    if (request.mode === 'selection') events = this.answerSelection(turn);
+    else if (smallTalk !== null) events = this.answerFixed(turn, smallTalkReply(smallTalk), 'stop');
+    else {
+      // A general question is searched before anything is stored. Under overload the question encoder's queue
+      // is full and most new questions are refused: they then cost no writes and no stream, and leave no
+      // unanswered question in the conversation. Searching first delays the question's row by the search, but the
+      // first token waits for the search anyway.
+      const searched = await this.search(turn);
+      if (!searched.ok && !signal.aborted && isDocsChatError(searched.error) && searched.error.code === 'service_busy') {
+        this.busyRefusals.note(logger);
+        return { kind: 'busy', message: BUSY_MESSAGE, retryAfterMs: searched.error.retryAfterMs ?? BUSY_RETRY_AFTER_MS };
+      }
+      events = this.answerGeneral(turn, searched);
+    }
     return {
       kind: 'stream',
       conversationId: turn.conversationId,
@@ -219,34 +235,33 @@ export class ChatService {
     };
   }
 
-  private async *answerGeneral(turn: Turn): AsyncGenerator<ChatStreamEvent, void, undefined> {
-    // The history (read since start()) never includes the question being answered, so saving the
-    // question can overlap retrieval for a follow-up as for a new conversation.
+  /** Searches the docs for a general question (and its conversation's recent turns); never rejects. */
+  private async search(turn: Turn): Promise<Searched> {
     const history = await turn.history;
-    const questionSaved = this.saveQuestion(turn);
-
     const query = retrievalQuery(turn.request.message, history);
     const retrievalStarted = performance.now();
-    const [, searched] = await Promise.all([
-      questionSaved,
-      this.deps.retrieval.retriever.search(query, { k: RETRIEVED_CHUNKS, signal: turn.signal, scope: requestedScope(turn.request) }).then(
-        (response): { ok: true; response: SearchResponse } => {
-          turn.metrics.retrievalMs = Math.round(performance.now() - retrievalStarted);
-          turn.metrics.hits = response.hits.length;
-          turn.metrics.outOfScope = response.outOfScope;
-          return { ok: true, response };
-        },
-        (error: unknown): { ok: false; error: unknown } => ({ ok: false, error }),
-      ),
-    ]);
+    try {
+      const response = await this.deps.retrieval.retriever.search(query, {
+        k: RETRIEVED_CHUNKS,
+        signal: turn.signal,
+        scope: requestedScope(turn.request),
+      });
+      turn.metrics.retrievalMs = Math.round(performance.now() - retrievalStarted);
+      turn.metrics.hits = response.hits.length;
+      turn.metrics.outOfScope = response.outOfScope;
+      return { ok: true, response, history };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
+
+  private async *answerGeneral(turn: Turn, searched: Searched): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    await this.saveQuestion(turn);
     yield* this.openingEvents(turn);
 
     if (!searched.ok) {
       const aborted = turn.signal.aborted;
-      // The neural embedder's queue is full: the server is busy, not broken (HTTP 503 with retry-after).
-      const busy = !aborted && isDocsChatError(searched.error) && searched.error.code === 'service_busy';
-      if (busy) this.busyRefusals.note(turn.logger);
-      else if (!aborted) turn.logger.error({ err: describeError(searched.error) }, 'retrieval failed');
+      if (!aborted) turn.logger.error({ err: describeError(searched.error) }, 'retrieval failed');
       const answer: Answer = {
         text: '',
         status: aborted ? 'interrupted' : 'error',
@@ -256,14 +271,12 @@ export class ChatService {
       };
       await this.saveAnswer(turn, answer);
       if (!aborted) {
-        yield busy
-          ? { type: 'error', code: 'busy', message: BUSY_MESSAGE, retryable: true }
-          : {
-              type: 'error',
-              code: 'search_unavailable',
-              message: 'The documentation index cannot be searched right now; please try again shortly.',
-              retryable: true,
-            };
+        yield {
+          type: 'error',
+          code: 'search_unavailable',
+          message: 'The documentation index cannot be searched right now; please try again shortly.',
+          retryable: true,
+        };
       } else if (isShutdown(turn.signal)) {
         yield shutdownEvent();
       }
@@ -306,7 +319,7 @@ export class ChatService {
       turn,
       {
         system: generalSystemPrompt(context.text, turn.request.page),
-        messages: [...history, { role: 'user', content: turn.request.message }],
+        messages: [...searched.history, { role: 'user', content: turn.request.message }],
         question: turn.request.message,
         sources: context.sources,
         signal: turn.signal,

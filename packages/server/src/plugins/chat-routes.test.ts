@@ -413,7 +413,7 @@ describe('POST /chat for scripts that ask for JSON', () => {
     expect((reply.json as ChatJsonResponse).used_retrieval).toBe(false);
   });
 
-  it('answers 503 with the busy message when the model stays rate limited', async () => {
+  it('answers 503 with the busy message and a retry-after when the model stays rate limited', async () => {
     server.gemini.failNext({ status: 429, retryDelay: '0.05s', times: 10 });
     const reply = await postChat(
       server.url,
@@ -422,6 +422,7 @@ describe('POST /chat for scripts that ask for JSON', () => {
     );
     expect(reply.status).toBe(503);
     expect((reply.json as { error: { message: string } }).error.message).toBe(BUSY_MESSAGE);
+    expect(reply.headers.get('retry-after')).toBe('1');
   });
 });
 

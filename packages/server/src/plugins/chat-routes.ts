@@ -1,6 +1,7 @@
 /**
  * `POST /chat`: validates the body by the protocol's schema before any
- * streaming (400 with every problem listed, 404 for an unknown conversation), then streams the protocol's
+ * streaming (400 with every problem listed, 404 for an unknown conversation, 503 with retry-after
+ * when the server is too busy to search for the question), then streams the protocol's
  * events as SSE, or returns one JSON object to clients that send
  * `Accept: application/json`. Rate limited per reader IP.
  */
@@ -56,6 +57,11 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
       const signal = answerAbortSignal(reply, streams.shutdownSignal);
       const started = await chat.start(chatRequestFrom(request.body), signal, request.log);
       if (started.kind === 'unknown_conversation') throw new HttpError('conversation_not_found');
+      if (started.kind === 'busy')
+        throw new HttpError('service_busy', {
+          message: started.message,
+          retryAfterSeconds: Math.max(1, Math.ceil(started.retryAfterMs / 1000)),
+        });
       // At debug only: at the default level an answer writes one line, when it ends (which stands for the
       // request's own "request completed" line too, see CHAT_ROUTE_CONFIG); log volume is CPU per answer.
       request.log.debug(
@@ -83,7 +89,11 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
       if (prefersJson(request)) {
         const collected = await streams.track(collectAnswer(started.events));
         logFinished();
-        if (collected.error) throw new HttpError(httpCodeFor(collected.error), { message: collected.error.message });
+        if (collected.error)
+          throw new HttpError(httpCodeFor(collected.error), {
+            message: collected.error.message,
+            ...retryAfterOf(collected.error),
+          });
         const body: ChatJsonResponse = {
           conversation_id: started.conversationId,
           message_id: started.messageId,
@@ -178,4 +188,12 @@ const HTTP_CODE_OF_STREAM_ERROR: Record<StreamErrorCode, HttpErrorCode> = {
 
 function httpCodeFor(event: ErrorEvent): HttpErrorCode {
   return HTTP_CODE_OF_STREAM_ERROR[event.code];
+}
+
+/** Seconds a JSON client should wait before asking again, for the errors that pass (as the refusals before a stream say). */
+const RETRY_AFTER_OF_STREAM_ERROR: Partial<Record<StreamErrorCode, number>> = { busy: 1, shutting_down: 5 };
+
+function retryAfterOf(event: ErrorEvent): { retryAfterSeconds?: number } {
+  const seconds = RETRY_AFTER_OF_STREAM_ERROR[event.code];
+  return seconds === undefined ? {} : { retryAfterSeconds: seconds };
 }

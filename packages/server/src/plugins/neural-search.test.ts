@@ -2,7 +2,8 @@
  * The server with the neural embedder for real (model in worker threads): it
  * answers searches and long questions, reports its embedder on /health, and
  * when the embedder's queue is full it answers 503 service_busy with
- * retry-after instead of letting questions pile up.
+ * retry-after instead of letting questions pile up, for searches and for
+ * chat questions alike (a refused chat question is not stored).
  */
 import { createTestIndex, startTestServer, type TestIndex, type TestServer } from '../testing/test-server.js';
 import type { SearchResponseBody } from './search-routes.js';
@@ -44,5 +45,31 @@ describe('search with the neural embedder', () => {
     expect(Number(busy[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     for (const response of responses) if (!response.bodyUsed) await response.arrayBuffer();
     expect((await fetch(`${server.url}/search?q=${encodeURIComponent('persist the state across page reloads')}`)).status).toBe(200);
+  });
+
+  it('refuses chat questions that find the queue full with 503 service_busy and retry-after before any stream, and answers the rest', async () => {
+    const questions = Array.from({ length: 6 }, (_, index) => `how do I keep the harbor state number ${index + 10} after a reload`);
+    const responses = await Promise.all(
+      questions.map((message) =>
+        fetch(`${server.url}/chat`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ message, mode: 'general' }),
+        }),
+      ),
+    );
+    const bodies = await Promise.all(responses.map((response) => response.text()));
+    const busy = responses.flatMap((response, at) => (response.status === 503 ? [{ response, body: bodies[at]! }] : []));
+    const streamed = responses.flatMap((response, at) => (response.status === 200 ? [bodies[at]!] : []));
+    expect(busy.length).toBeGreaterThan(0);
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(busy.length + streamed.length).toBe(questions.length);
+    for (const { response, body } of busy) {
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect((JSON.parse(body) as { error: { code: string } }).error.code).toBe('service_busy');
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    // The questions let through are answered in full.
+    for (const body of streamed) expect(body).toContain('"type":"done"');
   });
 });

@@ -66,11 +66,20 @@ function errorText(error: ChatErrorState): string {
             description: 'Error on HTTP 429',
           });
     case 'busy':
-      return translate({
-        id: 'docsChat.error.busy',
-        message: 'The docs assistant is busy right now. Please try again in a moment.',
-        description: 'Error when the server or model is overloaded',
-      });
+      return error.retryAfterSeconds !== null
+        ? translate(
+            {
+              id: 'docsChat.error.busyWait',
+              message: 'The docs assistant is busy right now. Please try again in {seconds} seconds.',
+              description: 'Error when the server is overloaded and said how long to wait (HTTP 503 with a retry-after)',
+            },
+            { seconds: String(error.retryAfterSeconds) },
+          )
+        : translate({
+            id: 'docsChat.error.busy',
+            message: 'The docs assistant is busy right now. Please try again in a moment.',
+            description: 'Error when the server or model is overloaded',
+          });
     case 'not_found':
       return translate({
         id: 'docsChat.error.notFound',

@@ -244,6 +244,27 @@ describe('ChatWidget', () => {
     expect(within(panel).queryByRole('alert')).toBeNull();
   });
 
+  it('says how long to wait when the server refuses a question as busy, and retries it on request', async () => {
+    const user = userEvent.setup();
+    server.answerChatWith(
+      {
+        status: 503,
+        headers: { 'retry-after': '2' },
+        json: { error: { code: 'service_busy', message: 'Service temporarily busy, please try again in a moment' } },
+      },
+      { body: readFixture('heartbeats.sse') },
+    );
+    renderWidget(testSettings(server.url));
+    const panel = await openPanel(user);
+    await ask(user, 'Why is the sky blue?');
+    const alert = await within(panel).findByRole('alert');
+    expect(alert.textContent).toContain('The docs assistant is busy right now. Please try again in 2 seconds.');
+    await user.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(await within(conversation(panel)).findByText('Slow but steady.')).toBeTruthy();
+    expect(within(conversation(panel)).getAllByText('Why is the sky blue?')).toHaveLength(1);
+    expect(within(panel).queryByRole('alert')).toBeNull();
+  });
+
   it('says when the server is busy mid-answer', async () => {
     const user = userEvent.setup();
     server.answerChatWith({ body: readFixture('error-busy.sse') });
