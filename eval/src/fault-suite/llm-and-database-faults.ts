@@ -1,11 +1,14 @@
 /**
- * Faults around a running answer: Postgres going away and coming back while
- * readers stream, the model answering 429 / 503 or cutting its stream, and a
- * reader leaving mid-answer.
+ * Faults around a running answer: the conversation database (Postgres, or the
+ * embedded PGlite's process) going away and coming back while readers stream,
+ * the model answering 429 / 503 or cutting its stream, and a reader leaving
+ * mid-answer.
  */
+import { readFileSync } from 'node:fs';
 import type { ChatStreamEvent, ErrorEvent, MetaEvent } from '@docs-chat/core/protocol';
 import { expectThat } from './report.js';
 import { askToEnd, openChat } from './chat-client.js';
+import { processTree } from './processes.js';
 import { chatBody, getConversation, health, MODEL_QUESTIONS, until, type SuiteContext } from './suite-context.js';
 
 const isToken = (event: ChatStreamEvent): boolean => event.type === 'token';
@@ -36,24 +39,87 @@ async function untilPersisted(context: SuiteContext, what: string, question: str
   return meta!;
 }
 
+/**
+ * How the checks take the main server's conversation database away and give it back: a TCP relay in front of
+ * PostgreSQL, or signals to the embedded database's own process (PGlite runs in a child of the server).
+ */
+interface DatabaseSwitch {
+  /** Named in the report's sentences. */
+  name: string;
+  /** The outage, as the first sentence tells it. */
+  outage: string;
+  /** The database no longer answers (connections dropped, or its process frozen). */
+  down(): void;
+  up(): void;
+  /** The database accepts connections but answers nothing. */
+  stall(): void;
+  resume(): void;
+  /** The rows of a conversation counted in SQL; null when the suite cannot reach the database itself. */
+  countMessages(conversationId: string): Promise<number | null>;
+}
+
+/** The embedded database's process under the main server (its pid changes when the server restarts it). */
+function pgliteProcessOf(serverPid: number): number {
+  const pid = processTree(serverPid).find((candidate) => {
+    try {
+      return readFileSync(`/proc/${candidate}/cmdline`, 'utf8').includes('pglite-process.mjs');
+    } catch {
+      return false;
+    }
+  });
+  if (pid === undefined) throw new Error(`no embedded database process runs under the server (pid ${serverPid})`);
+  return pid;
+}
+
+function databaseSwitch(context: SuiteContext): DatabaseSwitch {
+  const { relay, sql, main } = context;
+  if (relay && sql)
+    return {
+      name: 'Postgres',
+      outage: 'Postgres stopping',
+      down: () => (relay.up = false),
+      up: () => (relay.up = true),
+      stall: () => (relay.stalled = true),
+      resume: () => (relay.stalled = false),
+      countMessages: async (conversationId) => {
+        const [row] = await sql<
+          { count: string }[]
+        >`select count(*)::text as count from messages where conversation_id = ${conversationId}`;
+        return Number(row?.count);
+      },
+    };
+  // SIGSTOP freezes the process with its socket open: statements are accepted and never answered, as from a
+  // database server that hangs; SIGCONT lets it go on where it stopped.
+  let frozen: number | null = null;
+  const freeze = () => {
+    frozen = pgliteProcessOf(main.pid);
+    process.kill(frozen, 'SIGSTOP');
+  };
+  const thaw = () => {
+    if (frozen !== null) process.kill(frozen, 'SIGCONT');
+    frozen = null;
+  };
+  return {
+    name: 'the embedded database (PGlite)',
+    outage: "the embedded database's process (PGlite) frozen with SIGSTOP",
+    down: freeze,
+    up: thaw,
+    stall: freeze,
+    resume: thaw,
+    countMessages: async () => null,
+  };
+}
+
 export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
-  const { report, main, gemini, relay, sql } = context;
+  const { report, main, gemini } = context;
+  const database = databaseSwitch(context);
   const sentences = [
-    'Postgres stopping while 4 readers stream: every answer keeps streaming to its done event, and the server warns that it could not be saved',
-    '/health during the outage says degraded with status 200 and postgres down (the server treats Postgres as optional)',
+    `${database.outage} while 4 readers stream: every answer keeps streaming to its done event, and the server warns that it could not be saved`,
+    '/health during the outage says degraded with status 200 and postgres down (the server treats its conversation database as optional)',
     'a question during the outage is answered with meta.persisted=false and a conversation_not_saved warning',
-    'once Postgres is back, /health is healthy again and later messages are stored (read back through GET /conversations/:id and counted in SQL)',
-    'Postgres that accepts connections but stops answering: after the first statement waits out its deadline, later questions are answered at once, unsaved and told so, and once it answers again answers are saved',
+    `once ${database.name} is back, /health is healthy again and later messages are stored (read back through GET /conversations/:id${context.sql ? ' and counted in SQL' : ''})`,
+    `${database.name} accepting connections but no longer answering: after the first statement waits out its deadline, later questions are answered at once, unsaved and told so, and once it answers again answers are saved`,
   ];
-  if (!relay || !sql) {
-    for (const sentence of sentences)
-      report.skip(
-        'faults',
-        sentence,
-        'no Postgres answers on 127.0.0.1:5432; conversations are on PGlite, which cannot be stopped from outside',
-      );
-    return;
-  }
   gemini.reset();
   gemini.setDelay(60);
   try {
@@ -70,7 +136,7 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
         streamRequests(context) === readers.length,
         `${streamRequests(context)} of ${readers.length} questions reached the model (the others were answered without it)`,
       );
-      relay.up = false;
+      database.down();
       await Promise.all(readers.map((reader) => reader.finished));
       for (const reader of readers) {
         expectThat(reader.last()?.type === 'done', `an answer ended with ${reader.last()?.type} instead of done`);
@@ -109,7 +175,7 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
       expectThat(reply.last()?.type === 'done', `ended with ${reply.last()?.type}`);
     });
   } finally {
-    relay.up = true;
+    database.up();
     gemini.setDelay(0);
   }
 
@@ -125,15 +191,14 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
       roles.join(',') === 'user:complete,assistant:complete,user:complete,assistant:complete',
       `stored messages ${roles.join(',')}`,
     );
-    const [row] = await context.sql!<
-      { count: string }[]
-    >`select count(*)::text as count from messages where conversation_id = ${meta.conversation_id}`;
-    expectThat(row?.count === '4', `SQL counted ${row?.count} rows`);
+    const counted = await database.countMessages(meta.conversation_id);
+    if (counted === null) return '4 messages via GET';
+    expectThat(counted === 4, `SQL counted ${counted} rows`);
     return '4 messages via GET and SQL';
   });
 
   await report.check('faults', sentences[4]!, async () => {
-    relay.stalled = true;
+    database.stall();
     try {
       const first = performance.now();
       const held = await ask(context, 'How do I open a harbor?');
@@ -157,15 +222,45 @@ export async function runDatabaseOutage(context: SuiteContext): Promise<void> {
         Math.max(...laterMs) < 2_000,
         `later answers took ${laterMs.map((ms) => Math.round(ms)).join('/')} ms (the first ${Math.round(heldMs)} ms)`,
       );
-      relay.stalled = false;
+      database.resume();
       const meta = await untilPersisted(context, 'a persisted answer after the stall', 'Is Tidewater tied to a UI framework?');
       const stored = await getConversation(main.url, meta.conversation_id);
       expectThat(stored.status === 200 && stored.body.messages.length === 2, `GET /conversations answered ${stored.status}`);
       return `first answer ${Math.round(heldMs)} ms, later ${laterMs.map((ms) => Math.round(ms)).join('/')} ms, saved again after the stall`;
     } finally {
-      relay.stalled = false;
+      database.resume();
     }
   });
+
+  if (!context.relay) await runEmbeddedDatabaseCrash(context);
+}
+
+/** PGlite only: its process killed outright, as by the kernel's OOM killer, is started again by the server. */
+async function runEmbeddedDatabaseCrash(context: SuiteContext): Promise<void> {
+  const { report, main } = context;
+  await report.check(
+    'faults',
+    "the embedded database's process (PGlite) killed with SIGKILL: the server starts a new one, logs the exit and the return once each, and answers are saved again",
+    async () => {
+      const killed = pgliteProcessOf(main.pid);
+      const linesBefore = main.stdout().length;
+      process.kill(killed, 'SIGKILL');
+      const meta = await untilPersisted(context, 'a persisted answer after the restart', 'What options does openHarbor accept?');
+      const restarted = pgliteProcessOf(main.pid);
+      expectThat(restarted !== killed, `the database process is still pid ${killed}`);
+      const stored = await getConversation(main.url, meta.conversation_id);
+      expectThat(stored.status === 200 && stored.body.messages.length === 2, `GET /conversations answered ${stored.status}`);
+      const lines = main
+        .stdout()
+        .slice(linesBefore)
+        .split('\n')
+        .filter((line) => line.includes('embedded conversation database'));
+      const ended = lines.filter((line) => line.includes('process ended')).length;
+      const back = lines.filter((line) => line.includes('is back')).length;
+      expectThat(ended === 1 && back === 1, `log lines about the database: ${ended} "ended", ${back} "back"`);
+      return `pid ${killed} killed, pid ${restarted} started, answers saved again`;
+    },
+  );
 }
 
 export async function runModelFaults(context: SuiteContext): Promise<void> {

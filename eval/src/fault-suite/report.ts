@@ -23,7 +23,6 @@ export function expectThat(condition: unknown, whatWasSeen: string): asserts con
 
 export class SuiteReport {
   readonly outcomes: CheckOutcome[] = [];
-  readonly notRun: { category: Category; sentence: string; reason: string }[] = [];
 
   /** Runs one check; an exception or a failed expectation means it did not hold. */
   async check(category: Category, sentence: string, body: () => Promise<string | void>): Promise<boolean> {
@@ -40,18 +39,11 @@ export class SuiteReport {
     return held;
   }
 
-  /** A check this machine cannot run (e.g. no Postgres): printed with the reason, not counted as failed. */
-  skip(category: Category, sentence: string, reason: string): void {
-    this.notRun.push({ category, sentence, reason });
-    process.stdout.write(`  not run [${category}] ${sentence} (${reason})\n`);
-  }
-
   summaryLines(): string[] {
     return CATEGORIES.map((category) => {
       const tried = this.outcomes.filter((outcome) => outcome.category === category);
       const held = tried.filter((outcome) => outcome.held).length;
-      const skipped = this.notRun.filter((entry) => entry.category === category).length;
-      return `${category}: ${tried.length} tried / ${held} held${skipped > 0 ? ` (${skipped} not run)` : ''}`;
+      return `${category}: ${tried.length} tried / ${held} held`;
     });
   }
 
