@@ -98,6 +98,8 @@ interface PhaseResult {
   eventLoopMax: number;
   /** Peak resident memory of the largest server process during this phase, in MB. */
   peakRssMb: number;
+  /** How the largest server process's memory was made up at its RSS peak (from the probe); null without it. */
+  memoryAtPeak: MemoryAtPeak | null;
   durationSeconds: number;
 }
 
@@ -242,6 +244,15 @@ interface LoopReading {
   serial: number;
   p99: number;
   max: number;
+  /** The main thread's `process.memoryUsage()` when the process's RSS was largest, in MB. */
+  memoryAtPeak?: MemoryAtPeak;
+}
+
+interface MemoryAtPeak {
+  rssMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
 }
 
 const LOOP_PROBE = fileURLToPath(new URL('./bench-loop-probe.mjs', import.meta.url));
@@ -449,6 +460,13 @@ async function runPhase(
     },
     eventLoopMax: loop.length > 0 ? Math.max(...loop.map((reading) => Math.max(0, reading.max - EVENT_LOOP_SAMPLING_MS))) : Number.NaN,
     peakRssMb: peakRssKb / 1024,
+    // The process with the largest RSS (with several server processes, the one the peak column shows).
+    memoryAtPeak: loop
+      .map((reading) => reading.memoryAtPeak)
+      .reduce<MemoryAtPeak | null>(
+        (largest, memory) => (memory && (largest === null || memory.rssMb > largest.rssMb) ? memory : largest),
+        null,
+      ),
     durationSeconds: elapsedSeconds,
   };
 }
@@ -729,6 +747,11 @@ async function main(): Promise<void> {
             `${String(round + 1).padStart(5)} | ${String(result.readers).padStart(7)} | ${String(result.answers).padStart(7)} | ${String(result.errors).padStart(6)} | ${format(result.firstTokenP50).padStart(12)} ms | ${format(result.firstTokenP95).padStart(6)} | ${format(result.firstTokenMax).padStart(6)} | ${format(result.answersPerSecond).padStart(9)} | ${(result.healthP95 === null ? '-' : `${format(result.healthP95)} ms`).padStart(11)} | ${`${format(result.eventLoopP99.phase)} / ${format(result.eventLoopP99.worst)}, ${format(result.eventLoopP99.median)} ms`.padStart(43)} | ${`${format(result.cpuMsPerAnswer.server, 2)}, ${format(result.cpuMsPerAnswer.standIn, 2)}, ${format(result.cpuMsPerAnswer.loadGenerator, 2)}`.padStart(41)} | ${`${format(result.peakRssMb, 0)} MB`.padStart(8)} | ${result.loadAverage.toFixed(1)}`,
           );
           if (result.failures.length > 0) log(`        failures: ${result.failures.join('; ')}`);
+          const memory = result.memoryAtPeak;
+          if (memory)
+            log(
+              `        at the RSS peak (${format(memory.rssMb, 0)} MB, sampled every 250 ms): JavaScript heap ${format(memory.heapUsedMb, 0)} MB used of ${format(memory.heapTotalMb, 0)}, external ${format(memory.externalMb, 0)}, the rest (code, worker threads, WebAssembly) ${format(memory.rssMb - memory.heapTotalMb - memory.externalMb, 0)}`,
+            );
         }
       });
       log('');

@@ -6,6 +6,10 @@
  * Each SIGUSR2 writes the histogram gathered since the previous one to `$DOCS_CHAT_BENCH_LOOP_DIR/<pid>.json`
  * (with a serial number, so the bench knows it is new) and starts a new one: the bench signals at a phase's start
  * and end. Worker threads and processes started without this module (the PGlite database) measure nothing.
+ *
+ * It also samples `process.memoryUsage()` every 250 ms and writes the sample of the phase's largest RSS, so a
+ * memory peak can be told apart: the main thread's JavaScript heap, memory held for its buffers (external), or
+ * the rest (code, and the worker threads' heaps and WebAssembly memory, which only RSS counts).
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,8 +23,15 @@ if (isMainThread && directory) {
   histogram.enable();
   const file = path.join(directory, `${process.pid}.json`);
   let serial = 0;
+  let peakMemory = process.memoryUsage();
+  setInterval(() => {
+    const now = process.memoryUsage();
+    if (now.rss > peakMemory.rss) peakMemory = now;
+  }, 250).unref();
   const write = () => {
     const ms = (nanoseconds) => nanoseconds / 1e6;
+    // MiB, as the bench reads VmRSS.
+    const mb = (bytes) => Math.round((bytes / 1048576) * 10) / 10;
     // Written aside and renamed, so the bench never reads half a file.
     writeFileSync(
       `${file}.new`,
@@ -28,6 +39,12 @@ if (isMainThread && directory) {
         serial,
         p99: ms(histogram.percentile(99)),
         max: ms(histogram.max),
+        memoryAtPeak: {
+          rssMb: mb(peakMemory.rss),
+          heapUsedMb: mb(peakMemory.heapUsed),
+          heapTotalMb: mb(peakMemory.heapTotal),
+          externalMb: mb(peakMemory.external),
+        },
       }),
     );
     renameSync(`${file}.new`, file);
@@ -37,5 +54,6 @@ if (isMainThread && directory) {
     serial += 1;
     write();
     histogram.reset();
+    peakMemory = process.memoryUsage();
   });
 }
