@@ -183,7 +183,6 @@ function request(url: string, method: 'GET' | 'POST', headers: Record<string, st
   });
 }
 
-/** Reads a body to its end (so its keep-alive connection can be reused). */
 /** Each distinct failure with how many times it happened, most frequent first ("HTTP 503 service_busy ×1,962"). */
 function countsOf(failures: string[]): string[] {
   const counts = new Map<string, number>();
@@ -191,6 +190,7 @@ function countsOf(failures: string[]): string[] {
   return [...counts].sort((a, b) => b[1] - a[1]).map(([failure, count]) => `${failure} ×${count.toLocaleString('en')}`);
 }
 
+/** Reads a body to its end (so its keep-alive connection can be reused). */
 async function drain(body: AsyncIterable<string>): Promise<void> {
   for await (const _ of body) {
     // nothing to keep
