@@ -14,7 +14,7 @@ import { type ConversationGateway, describeError } from './chat/conversation-gat
 import type { ServerSettings } from './config.js';
 import type { AssembleContext, CountTokens, Embedder, RunIngest, VectorStore } from './core-api.js';
 import type { LlmCheck } from './health/health-check.js';
-import { errorResponseBody, HttpError, toHttpError } from './http-errors.js';
+import { errorResponseBody, HttpError, SHUTDOWN_RETRY_AFTER_SECONDS, toHttpError } from './http-errors.js';
 import { ajvOptions, schemaErrorFormatter } from './request-validation.js';
 import type { ChatModel } from './llm/chat-model.js';
 import type { Logger } from 'pino';
@@ -187,7 +187,7 @@ export async function buildApp(settings: ServerSettings, deps: AppDependencies):
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
     reply.header('connection', 'close');
-    throw new HttpError('shutting_down', { retryAfterSeconds: 5 });
+    throw new HttpError('shutting_down', { retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS });
   });
 
   await app.register(fastifyRateLimit, {

@@ -77,6 +77,14 @@ export const HTTP_ERRORS = {
 } as const satisfies Record<HttpErrorCode, { status: number; message: string }>;
 
 /** An error with a code from the table; `details` lists field-level problems for 400s. */
+/** Seconds a client refused during shutdown is told to wait (another replica, or this one restarted, will answer). */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
+
+/** `retry-after` seconds for a refusal that says how long to wait in milliseconds (at least 1; 1 when it does not say). */
+export function retryAfterSecondsFor(retryAfterMs: number | undefined): number {
+  return Math.max(1, Math.ceil((retryAfterMs ?? 1000) / 1000));
+}
+
 export class HttpError extends Error {
   readonly code: HttpErrorCode;
   readonly statusCode: number;

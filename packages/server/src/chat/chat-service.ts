@@ -48,8 +48,6 @@ export const HISTORY_PAIRS = 3;
 export const ANSWER_TEMPERATURE = 0.2;
 
 export const BUSY_MESSAGE = 'Service temporarily busy, please try again in a moment';
-/** How long a reader refused as busy is told to wait when the refusal does not say. */
-export const BUSY_RETRY_AFTER_MS = 1000;
 /** The text streamed so far is saved at most this often, so a killed server loses at most this much of it. */
 export const PROGRESS_SAVE_MS = 1000;
 
@@ -80,7 +78,7 @@ export class ServerShutdownError extends Error {
 export type ChatStart =
   | { kind: 'unknown_conversation' }
   /** The question encoder's queue is full: refused before anything is stored or streamed (HTTP 503 with retry-after). */
-  | { kind: 'busy'; message: string; retryAfterMs: number }
+  | { kind: 'busy'; message: string; retryAfterMs: number | undefined }
   | {
       kind: 'stream';
       conversationId: string;
@@ -220,7 +218,7 @@ export class ChatService {
       const searched = await this.search(turn);
       if (!searched.ok && !signal.aborted && isDocsChatError(searched.error) && searched.error.code === 'service_busy') {
         this.busyRefusals.note(logger);
-        return { kind: 'busy', message: BUSY_MESSAGE, retryAfterMs: searched.error.retryAfterMs ?? BUSY_RETRY_AFTER_MS };
+        return { kind: 'busy', message: BUSY_MESSAGE, retryAfterMs: searched.error.retryAfterMs };
       }
       events = this.answerGeneral(turn, searched);
     }

@@ -25,7 +25,7 @@ import {
 } from '@docs-chat/core/protocol';
 import type { ChatMetrics, ChatService } from '../chat/chat-service.js';
 import { describeError } from '../chat/conversation-gateway.js';
-import { HttpError, type HttpErrorCode } from '../http-errors.js';
+import { HttpError, retryAfterSecondsFor, SHUTDOWN_RETRY_AFTER_SECONDS, type HttpErrorCode } from '../http-errors.js';
 import { answerAbortSignal } from './client-disconnect.js';
 import { createEventStreamWriter } from './event-stream.js';
 import type { StreamTracker } from './stream-tracker.js';
@@ -58,10 +58,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
       const started = await chat.start(chatRequestFrom(request.body), signal, request.log);
       if (started.kind === 'unknown_conversation') throw new HttpError('conversation_not_found');
       if (started.kind === 'busy')
-        throw new HttpError('service_busy', {
-          message: started.message,
-          retryAfterSeconds: Math.max(1, Math.ceil(started.retryAfterMs / 1000)),
-        });
+        throw new HttpError('service_busy', { message: started.message, retryAfterSeconds: retryAfterSecondsFor(started.retryAfterMs) });
       // At debug only: at the default level an answer writes one line, when it ends (which stands for the
       // request's own "request completed" line too, see CHAT_ROUTE_CONFIG); log volume is CPU per answer.
       request.log.debug(
@@ -191,7 +188,10 @@ function httpCodeFor(event: ErrorEvent): HttpErrorCode {
 }
 
 /** Seconds a JSON client should wait before asking again, for the errors that pass (as the refusals before a stream say). */
-const RETRY_AFTER_OF_STREAM_ERROR: Partial<Record<StreamErrorCode, number>> = { busy: 1, shutting_down: 5 };
+const RETRY_AFTER_OF_STREAM_ERROR: Partial<Record<StreamErrorCode, number>> = {
+  busy: retryAfterSecondsFor(undefined),
+  shutting_down: SHUTDOWN_RETRY_AFTER_SECONDS,
+};
 
 function retryAfterOf(event: ErrorEvent): { retryAfterSeconds?: number } {
   const seconds = RETRY_AFTER_OF_STREAM_ERROR[event.code];

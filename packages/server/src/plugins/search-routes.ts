@@ -13,7 +13,7 @@ import type { RetrievalHandle } from '../chat/chat-service.js';
 import { describeError } from '../chat/conversation-gateway.js';
 import { isDocsChatError } from '../core-api.js';
 import type { RequestedScope, SearchExplanation } from '../core-api.js';
-import { HttpError } from '../http-errors.js';
+import { HttpError, retryAfterSecondsFor } from '../http-errors.js';
 import { clientDisconnectSignal } from './client-disconnect.js';
 
 export const MAX_SEARCH_RESULTS = 20;
@@ -121,7 +121,7 @@ export const searchRoutes: FastifyPluginAsync<SearchRoutesOptions> = async (app,
         }
         if (isDocsChatError(error) && error.code === 'service_busy') {
           request.log.warn({ err: describeError(error) }, 'search refused: the embedder queue is full');
-          throw new HttpError('service_busy', { retryAfterSeconds: Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000)) });
+          throw new HttpError('service_busy', { retryAfterSeconds: retryAfterSecondsFor(error.retryAfterMs) });
         }
         request.log.error({ err: describeError(error) }, 'search failed');
         throw new HttpError('search_unavailable');
