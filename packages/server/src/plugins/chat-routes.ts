@@ -105,8 +105,11 @@ export const chatRoutes: FastifyPluginAsync<ChatRoutesOptions> = async (app, opt
         return body;
       }
 
-      const writer = createEventStreamWriter(heartbeatMs, (error) =>
-        request.log.error({ err: describeError(error) }, 'chat stream failed'),
+      const writer = createEventStreamWriter(
+        heartbeatMs,
+        (error) => request.log.error({ err: describeError(error) }, 'chat stream failed'),
+        undefined,
+        reply.raw,
       );
       void streams.track(writer.pump(started.events).then(logFinished));
       return reply

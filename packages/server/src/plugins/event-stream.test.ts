@@ -65,3 +65,54 @@ describe('the event stream writer', () => {
     expect(writes).toHaveLength(3);
   });
 });
+
+describe('the end of an event stream on the wire', () => {
+  /**
+   * Serves one event stream over real HTTP and records every write the server's socket makes from the last
+   * event on: `_writev` gets each batch of chunks the socket sends at once, `_write` a single chunk.
+   */
+  async function socketWritesAtTheEnd(corked: boolean): Promise<string[]> {
+    const { createServer } = await import('node:http');
+    const writes: string[] = [];
+    const server = createServer((_request, response) => {
+      const socket = response.socket as import('node:net').Socket & {
+        _write: (chunk: Buffer, encoding: string, done: () => void) => void;
+        _writev: (chunks: { chunk: Buffer | string }[], done: () => void) => void;
+      };
+      const write = socket._write.bind(socket);
+      const writev = socket._writev.bind(socket);
+      socket._write = (chunk, encoding, done) => {
+        writes.push(String(chunk));
+        write(chunk, encoding, done);
+      };
+      socket._writev = (chunks, done) => {
+        writes.push(chunks.map(({ chunk }) => String(chunk)).join(''));
+        writev(chunks, done);
+      };
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const writer = createEventStreamWriter(60_000, () => undefined, 0, corked ? response : undefined);
+      writer.body.pipe(response);
+      void writer.pump(scripted([meta, 5, token('last words'), 5, { type: 'done', sources: [], finish_reason: 'stop', usage: null }]));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as import('node:net').AddressInfo;
+      const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+      expect(body).toContain('"type":"done"');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    return writes.slice(writes.findIndex((write) => write.includes('"type":"done"')));
+  }
+
+  it('sends the last event and the end of the chunked body in one write', async () => {
+    const writes = await socketWritesAtTheEnd(true);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/"type":"done"[\s\S]*\r\n0\r\n\r\n$/);
+  });
+
+  it('would send them apart without the response to hold them (what the first test guards against)', async () => {
+    const writes = await socketWritesAtTheEnd(false);
+    expect(writes).toEqual([expect.stringContaining('"type":"done"'), '0\r\n\r\n']);
+  });
+});
