@@ -94,11 +94,15 @@ function watchMemory(server: RunningServer, limitMb: number): () => void {
   }
   const limit = startMemorySoftLimit({
     limitMb,
-    onChange: (engaged, rssMb) =>
+    onChange: (engaged, rssMb, collection) =>
       server.logger.info(
-        { rssMb, memorySoftLimitMb: limitMb },
+        {
+          rssMb,
+          memorySoftLimitMb: limitMb,
+          ...(collection ? { rssAfterCollectionMb: collection.rssAfterMb, pauseMs: collection.pauseMs } : {}),
+        },
         engaged
-          ? 'resident memory is near MEMORY_SOFT_LIMIT_MB: V8 now collects garbage sooner (a little more CPU per answer)'
+          ? 'resident memory is near MEMORY_SOFT_LIMIT_MB: collected garbage once, and V8 now collects it sooner (a little more CPU per answer)'
           : 'resident memory is well below MEMORY_SOFT_LIMIT_MB again: V8 sizes its heap on its own',
       ),
   });
