@@ -22,8 +22,9 @@
  * go on growing well past the limit before then (two 200-reader phases of
  * eight peaked at 306-307 MB with repeated questions, the main thread's heap
  * 95 MB in use of 125, against 40-60 MB in the others). So when the limit
- * engages, one full collection runs at once: it frees that garbage, gives its
- * pages back, and sets the next collection's point by the tighter growth. It
+ * engages, one full collection runs at once: it frees that garbage (V8 gives
+ * the pages back over the next seconds) and sets the next collection's point
+ * by the tighter growth. It
  * pauses the event loop once, for a few tens of milliseconds (measured and
  * logged), where the heap would otherwise have grown by tens of megabytes.
  *

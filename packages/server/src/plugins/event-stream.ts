@@ -25,7 +25,8 @@ export const TOKEN_COALESCE_MS = 10;
  * The HTTP response the body is piped into. The stream's last events and the end of its chunked body are then
  * held together and sent in one write: the last write happens in one turn of the event loop and the end in the
  * next, so uncorked they would be two (a packet of five bytes of its own). Budget: server CPU per answer
- * <= 2.0 ms at 200 readers (issue 16); on loopback every write costs the receiving side's work too.
+ * <= 2.0 ms at 200 readers (issue 16), where socket writes were the largest native cost in the profile; the
+ * saving of this one write was smaller than the benchmark host's drift (benchmarks.md, 2026-11-30, late night).
  */
 export type CorkableOutput = Pick<Writable, 'cork' | 'uncork'>;
 
