@@ -76,7 +76,6 @@ export const HTTP_ERRORS = {
   shutting_down: { status: 503, message: 'The server is restarting; please try again in a few seconds.' },
 } as const satisfies Record<HttpErrorCode, { status: number; message: string }>;
 
-/** An error with a code from the table; `details` lists field-level problems for 400s. */
 /** Seconds a client refused during shutdown is told to wait (another replica, or this one restarted, will answer). */
 export const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
 
@@ -85,6 +84,7 @@ export function retryAfterSecondsFor(retryAfterMs: number | undefined): number {
   return Math.max(1, Math.ceil((retryAfterMs ?? 1000) / 1000));
 }
 
+/** An error with a code from the table; `details` lists field-level problems for 400s. */
 export class HttpError extends Error {
   readonly code: HttpErrorCode;
   readonly statusCode: number;

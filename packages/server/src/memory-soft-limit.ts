@@ -120,7 +120,6 @@ export function startMemorySoftLimit(options: MemorySoftLimitOptions): MemorySof
     const next = engaged ? checksBelow < RELEASE_AFTER_CHECKS : rss >= engageBytes;
     if (next === engaged) return;
     engaged = next;
-    checksBelow = 0;
     setGrowingPercent(engaged ? NEAR_LIMIT_GROWING_PERCENT : 0);
     if (!engaged) {
       options.onChange?.(false, toMb(rss));
