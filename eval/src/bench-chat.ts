@@ -23,8 +23,11 @@
  * latency of GET /health and of a GET /metrics scrape while readers are chatting.
  *
  * Targets (issue 16, judged with --think-ms 1000): first token p50 <= 15 ms and p95 <= 50 ms at 50 readers,
- * p95 <= 150 ms at 200, server CPU <= 2.0 ms per answer at 200, event-loop p99 <= 20 ms and /health
- * p95 <= 20 ms in every phase, no errors, memory < 300 MB per server process.
+ * p95 <= 150 ms at 200, server CPU <= 2.0 ms per answer at 200 (with the retrieval cache on; `--no-cache`
+ * reports it apart), event-loop p99 <= 20 ms and /health p95 <= 20 ms in every phase, no errors, memory
+ * < 300 MB per server process. With `--unseen` (every question new, so the question encoder runs for each):
+ * first token p95 <= 250 ms at 50 readers, the same event-loop, /health and memory targets, and no failures
+ * besides busy refusals.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -52,6 +55,14 @@ const DEFAULT_PHASE_SECONDS = 30;
 
 /** Targets of issue 16 (judged with --think-ms 1000). */
 const TARGETS = { p50At50: 15, p95At50: 50, p95At200: 150, rssMb: 300, healthP95: 20, eventLoopP99: 20, cpuPerAnswerAt200: 2.0 };
+/**
+ * With every question new (`--unseen`), issue 16 judges the neural question encoder instead: first token p95 at
+ * 50 readers, the same /health, event-loop and memory targets, and no failures other than busy refusals (at 200
+ * readers the encoder cannot embed every question, and the bounded queue refuses the rest at once, by design).
+ */
+const NEW_QUESTION_TARGETS = { p95At50: 250 };
+/** What a refusal by the full inference queue looks like to a reader (load shedding, not a failure). */
+const BUSY_REFUSAL = 'HTTP 503 service_busy';
 
 interface AnswerSample {
   firstTokenMs: number | null;
@@ -79,6 +90,8 @@ interface PhaseResult {
     renderP95: number;
   };
   failures: string[];
+  /** Of `errors`, the questions refused at once with 503 service_busy because the inference queue was full. */
+  busyRefusals: number;
   /**
    * CPU time (user + system) spent per answer by each process in this phase. The latencies depend on
    * what else runs on the machine; these do not, so they are what to compare between runs.
@@ -451,6 +464,7 @@ async function runPhase(
       renderP95: percentile(renderTimes, 0.95),
     },
     failures: countsOf(failures).slice(0, 5),
+    busyRefusals: failures.filter((failure) => failure === BUSY_REFUSAL).length,
     cpuMsPerAnswer,
     loadAverage: loadavg()[0]!,
     eventLoopP99: {
@@ -718,16 +732,32 @@ async function main(): Promise<void> {
     const eventLoopPhaseWorst = worst(all.map((result) => result.eventLoopP99.phase));
     const eventLoopWorstSecond = worst(all.map((result) => result.eventLoopP99.worst));
     const totalErrors = all.reduce((sum, result) => sum + result.errors, 0);
-    const checks = {
-      firstTokenP50At50: worst(phase(50).map((result) => result.firstTokenP50)) <= TARGETS.p50At50,
-      firstTokenP95At50: worst(phase(50).map((result) => result.firstTokenP95)) <= TARGETS.p95At50,
-      firstTokenP95At200: worst(phase(200).map((result) => result.firstTokenP95)) <= TARGETS.p95At200,
-      cpuPerAnswerAt200: worst(phase(200).map((result) => result.cpuMsPerAnswer.server)) <= TARGETS.cpuPerAnswerAt200,
-      eventLoopP99: eventLoopPhaseWorst <= TARGETS.eventLoopP99,
-      noErrors: totalErrors === 0,
-      memory: peakRssMb < TARGETS.rssMb,
-      healthP95: healthP95 <= TARGETS.healthP95,
-    };
+    const totalBusy = all.reduce((sum, result) => sum + result.busyRefusals, 0);
+    // Which targets apply: new questions are judged on the question encoder's targets; with the retrieval cache
+    // off, CPU per answer is reported apart (issue 16 judges it with the cache on, the default).
+    const newQuestions = args.has('--unseen');
+    const cacheOff = args.has('--no-cache');
+    const checks: Record<string, boolean> = newQuestions
+      ? {
+          firstTokenP95At50NewQuestions: worst(phase(50).map((result) => result.firstTokenP95)) <= NEW_QUESTION_TARGETS.p95At50,
+          eventLoopP99: eventLoopPhaseWorst <= TARGETS.eventLoopP99,
+          noErrorsBesidesBusyRefusals: totalErrors === totalBusy,
+          memory: peakRssMb < TARGETS.rssMb,
+          healthP95: healthP95 <= TARGETS.healthP95,
+        }
+      : {
+          firstTokenP50At50: worst(phase(50).map((result) => result.firstTokenP50)) <= TARGETS.p50At50,
+          firstTokenP95At50: worst(phase(50).map((result) => result.firstTokenP95)) <= TARGETS.p95At50,
+          firstTokenP95At200: worst(phase(200).map((result) => result.firstTokenP95)) <= TARGETS.p95At200,
+          ...(cacheOff
+            ? {}
+            : { cpuPerAnswerAt200: worst(phase(200).map((result) => result.cpuMsPerAnswer.server)) <= TARGETS.cpuPerAnswerAt200 }),
+          eventLoopP99: eventLoopPhaseWorst <= TARGETS.eventLoopP99,
+          noErrors: totalErrors === 0,
+          memory: peakRssMb < TARGETS.rssMb,
+          healthP95: healthP95 <= TARGETS.healthP95,
+        };
+    const verdict = (met: boolean | undefined) => (met ? 'met' : 'MISSED');
 
     if (asJson) {
       process.stdout.write(
@@ -781,16 +811,35 @@ async function main(): Promise<void> {
         `machine: ${cpus().length} CPUs, 1-minute load average ${loadBefore.toFixed(1)} before and ${loadAfter.toFixed(1)} after the run (other processes share these CPUs)`,
       );
       log('');
-      log(`target first token p50 <= ${TARGETS.p50At50} ms at 50: ${checks.firstTokenP50At50 ? 'met' : 'MISSED'}`);
-      log(`target first token p95 <= ${TARGETS.p95At50} ms at 50: ${checks.firstTokenP95At50 ? 'met' : 'MISSED'}`);
-      log(`target first token p95 <= ${TARGETS.p95At200} ms at 200: ${checks.firstTokenP95At200 ? 'met' : 'MISSED'}`);
-      log(`target server CPU <= ${TARGETS.cpuPerAnswerAt200} ms per answer at 200: ${checks.cpuPerAnswerAt200 ? 'met' : 'MISSED'}`);
+      if (newQuestions) {
+        log(
+          `targets for new questions (--unseen: the question encoder runs for every question; the first-token targets of repeated questions and CPU per answer are not judged here)`,
+        );
+        log(
+          `target first token p95 <= ${NEW_QUESTION_TARGETS.p95At50} ms at 50 readers asking new questions: ${verdict(checks.firstTokenP95At50NewQuestions)}`,
+        );
+      } else {
+        log(`target first token p50 <= ${TARGETS.p50At50} ms at 50: ${verdict(checks.firstTokenP50At50)}`);
+        log(`target first token p95 <= ${TARGETS.p95At50} ms at 50: ${verdict(checks.firstTokenP95At50)}`);
+        log(`target first token p95 <= ${TARGETS.p95At200} ms at 200: ${verdict(checks.firstTokenP95At200)}`);
+        log(
+          cacheOff
+            ? `server CPU per answer at 200 with every answer searching: ${format(worst(phase(200).map((result) => result.cpuMsPerAnswer.server)), 2)} ms at worst (reported apart: the ${TARGETS.cpuPerAnswerAt200} ms target is judged with the retrieval cache on)`
+            : `target server CPU <= ${TARGETS.cpuPerAnswerAt200} ms per answer at 200: ${verdict(checks.cpuPerAnswerAt200)}`,
+        );
+      }
       log(
-        `target event-loop delay p99 <= ${TARGETS.eventLoopP99} ms in every phase: ${checks.eventLoopP99 ? 'met' : 'MISSED'} (worst phase ${format(eventLoopPhaseWorst)} ms; worst one-second window ${format(eventLoopWorstSecond)} ms)`,
+        `target event-loop delay p99 <= ${TARGETS.eventLoopP99} ms in every phase: ${verdict(checks.eventLoopP99)} (worst phase ${format(eventLoopPhaseWorst)} ms; worst one-second window ${format(eventLoopWorstSecond)} ms)`,
       );
-      log(`target no errors: ${checks.noErrors ? 'met' : `MISSED (${totalErrors})`}`);
-      log(`target server memory < ${TARGETS.rssMb} MB per process: ${checks.memory ? 'met' : 'MISSED'}`);
-      log(`target /health p95 <= ${TARGETS.healthP95} ms: ${checks.healthP95 ? 'met' : 'MISSED'}`);
+      if (newQuestions) {
+        log(
+          `target no errors besides busy refusals: ${checks.noErrorsBesidesBusyRefusals ? 'met' : `MISSED (${totalErrors - totalBusy})`}; refused at once with 503 service_busy (load shedding): ${totalBusy.toLocaleString('en')} of ${all.reduce((sum, result) => sum + result.answers, 0).toLocaleString('en')} questions, ${phase(50).reduce((sum, result) => sum + result.busyRefusals, 0)} of them at 50 readers`,
+        );
+      } else {
+        log(`target no errors: ${checks.noErrors ? 'met' : `MISSED (${totalErrors})`}`);
+      }
+      log(`target server memory < ${TARGETS.rssMb} MB per process: ${verdict(checks.memory)}`);
+      log(`target /health p95 <= ${TARGETS.healthP95} ms: ${verdict(checks.healthP95)}`);
     }
   } finally {
     if (child && child.exitCode === null) {

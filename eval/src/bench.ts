@@ -4,14 +4,15 @@
  *   1. retrieval: ingest time, search latency (redux and a synthetic 50,000-chunk index)
  *   2. chat: 1 / 50 / 200 concurrent readers with the Gemini stand-in, 30 s per phase: readers who pause
  *      0.5-1.5 s between questions (what the targets are judged on) three times over, with the spread; the
- *      same with the retrieval cache off; with WORKERS=auto; then a closed loop with no pause (stress).
+ *      same with the retrieval cache off; with every question new (the question encoder embeds each one);
+ *      with WORKERS=auto; then a closed loop with no pause (stress).
  *      Each prints first-token times, server CPU per answer, event-loop p99 and /health p95 per phase.
  *   3. widget bundle size and the static search index's size
  *   4. search: the in-browser engine in Chromium (index ready, query latency) and GET /search as readers type
  *   5. insights: GET /admin/insights over 100,000 stored questions on Postgres (needs 127.0.0.1:5432 or BENCH_POSTGRES_URL)
  *   6. metrics: the CPU the Prometheus metrics add per answer and per scrape
  *   7. MCP: search_docs over Streamable HTTP and stdio, beside GET /search
- * `--only insights,mcp` runs only the scripts with those keys (retrieval, chat, chat-uncached, chat-workers, stress, bundle, search,
+ * `--only insights,mcp` runs only the scripts with those keys (retrieval, chat, chat-uncached, chat-new, chat-workers, stress, bundle, search,
  * insights, metrics, mcp), to re-measure one figure without the rest.
  * Extra arguments are passed to every script (e.g. `--json`).
  * Results, with the machine and this command, are recorded on the Benchmarks
@@ -36,6 +37,12 @@ const scripts = [
     name: 'Chat: readers, retrieval cache off (every answer searches the index)',
     file: 'bench-chat.ts',
     args: ['--think-ms', '1000', '--no-cache'],
+  },
+  {
+    key: 'chat-new',
+    name: 'Chat: readers asking only new questions (no cache serves them: the neural question encoder embeds each one)',
+    file: 'bench-chat.ts',
+    args: ['--think-ms', '1000', '--no-cache', '--unseen'],
   },
   {
     key: 'chat-workers',
