@@ -489,7 +489,7 @@ export class ChatService {
         if (!turn.persisted || inFlight !== null || performance.now() - lastSavedAt < PROGRESS_SAVE_MS) return;
         lastSavedAt = performance.now();
         inFlight = this.deps.conversations
-          .run((store) => store.saveProgress(turn.messageId, text))
+          .saveProgress(turn.messageId, text)
           .catch((error: unknown) => turn.logger.warn({ err: describeError(error) }, 'could not save the answer so far'))
           .finally(() => {
             inFlight = null;

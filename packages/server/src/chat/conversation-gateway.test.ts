@@ -118,6 +118,92 @@ describe('a conversation database that accepts work but stops answering', () => 
   }, 60_000);
 });
 
+describe('answers that end together', () => {
+  it(
+    'are saved in fewer statements than answers, each with its own final text, and a stopping gateway writes the last ones',
+    async () => {
+      const store = await createConversationStore({ dataDir: ':memory:' });
+      const statements: number[] = [];
+      const finishMessages = store.finishMessages.bind(store);
+      store.finishMessages = async (answers) => {
+        statements.push(answers.length);
+        await finishMessages(answers);
+      };
+      const gateway = new ConversationGateway(store, { info: () => undefined, warn: () => undefined, error: () => undefined });
+      await gateway.migrate();
+      const answers = Array.from({ length: 12 }, (_, index) => ({ conversationId: randomUUID(), answerId: randomUUID(), index }));
+      for (const answer of answers) {
+        await store.startTurn({
+          conversationId: answer.conversationId,
+          newConversation: true,
+          mode: 'general',
+          question: { id: randomUUID(), content: `question ${answer.index}` },
+          answerId: answer.answerId,
+        });
+      }
+      // Answers ending a few milliseconds apart, as under load.
+      const saves: Promise<void>[] = [];
+      for (const answer of answers) {
+        saves.push(
+          gateway.finishAnswer(answer.answerId, {
+            content: `answer ${answer.index}`,
+            status: 'complete',
+            sources: [],
+            finishReason: 'stop',
+            usage: null,
+          }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await Promise.all(saves);
+      expect(statements.reduce((total, size) => total + size, 0)).toBe(12);
+      expect(statements.length).toBeLessThan(12);
+      for (const answer of answers) {
+        const stored = (await store.getConversation(answer.conversationId))?.messages[1];
+        expect(stored).toMatchObject({ id: answer.answerId, content: `answer ${answer.index}`, status: 'complete' });
+      }
+
+      // Saves still waiting when the server stops (one on the wire, one queued behind it) are written before
+      // the database closes.
+      const late = [
+        { conversationId: randomUUID(), answerId: randomUUID() },
+        { conversationId: randomUUID(), answerId: randomUUID() },
+      ];
+      for (const [index, answer] of late.entries()) {
+        await store.startTurn({
+          conversationId: answer.conversationId,
+          newConversation: true,
+          mode: 'general',
+          question: { id: randomUUID(), content: `late question ${index}` },
+          answerId: answer.answerId,
+        });
+      }
+      const finish = (index: number): Promise<void> =>
+        gateway.finishAnswer(late[index]!.answerId, {
+          content: `late answer ${index}`,
+          status: 'complete',
+          sources: [],
+          finishReason: 'stop',
+          usage: null,
+        });
+      const firstLate = finish(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      const secondLate = finish(1);
+      const read = store.getConversation.bind(store);
+      const atClose: (string | undefined)[] = [];
+      const closeStore = store.close.bind(store);
+      store.close = async () => {
+        for (const answer of late) atClose.push((await read(answer.conversationId))?.messages[1]?.content);
+        await closeStore();
+      };
+      await gateway.close();
+      await Promise.all([firstLate, secondLate]);
+      expect(atClose).toEqual(['late answer 0', 'late answer 1']);
+    },
+    SETUP_TIMEOUT_MS,
+  );
+});
+
 const postgresUrl = await findTestPostgres();
 
 if (postgresUrl) {

@@ -5,8 +5,9 @@
  * database is back after an outage at start-up. The chat keeps streaming when
  * this fails; only saving is lost, and the reader is told.
  */
-import type { ConversationStore, FinishedMessage } from '../conversations/conversation-store.js';
+import type { AnswerProgress, ConversationStore, FinishedAnswer, FinishedMessage } from '../conversations/conversation-store.js';
 import { ConversationStoreUnavailableError } from '../conversations/conversation-store.js';
+import { SaveBatcher } from './save-batcher.js';
 
 /** Logging as the chat code needs it; pino and Fastify's logger fit. */
 export interface ServerLogger {
@@ -28,6 +29,18 @@ const MAX_UNSAVED_FINISHES = 1000;
 export const DEFAULT_OPERATION_TIMEOUT_MS = 5000;
 /** While the database is not answering, how often a ping asks whether it answers again. */
 export const NOT_ANSWERING_PROBE_MS = 1000;
+/**
+ * While answers end less than this apart, a final save waits up to this long for others to be written with it
+ * (see save-batcher.ts). It delays the `done` event of a busy server by as much, never its tokens.
+ */
+export const FINISH_LINGER_MS = 20;
+/** At most this many final saves in one statement. */
+export const FINISH_MAX_BATCH = 64;
+/**
+ * The same for the saves of the text streamed so far, which nobody waits for: they may wait longer for company.
+ * A killed server then loses up to this much more of an answer than the second between two saves.
+ */
+export const PROGRESS_LINGER_MS = 100;
 
 export class ConversationGateway {
   private migrated = false;
@@ -49,6 +62,18 @@ export class ConversationGateway {
   /** A ping of the not-answering database is under way (one at a time). */
   private pinging = false;
   private closed = false;
+  /** Final saves of answers that end close together go to the database as one statement. */
+  private readonly finishes = new SaveBatcher<FinishedAnswer>({
+    write: (batch) => this.run((store) => store.finishMessages(batch)),
+    lingerMs: FINISH_LINGER_MS,
+    maxBatch: FINISH_MAX_BATCH,
+  });
+  /** Saves of answers' text so far, batched the same way. */
+  private readonly progress = new SaveBatcher<AnswerProgress>({
+    write: (batch) => this.run((store) => store.saveProgresses(batch)),
+    lingerMs: PROGRESS_LINGER_MS,
+    maxBatch: FINISH_MAX_BATCH,
+  });
 
   constructor(
     readonly store: ConversationStore,
@@ -138,7 +163,7 @@ export class ConversationGateway {
    */
   async finishAnswer(messageId: string, update: FinishedMessage): Promise<void> {
     try {
-      await this.run((store) => store.finishMessage(messageId, update));
+      await this.finishes.save({ id: messageId, update });
     } catch (error) {
       if (error instanceof ConversationStoreUnavailableError && this.unsavedFinishes.size < MAX_UNSAVED_FINISHES) {
         this.unsavedFinishes.set(messageId, update);
@@ -147,6 +172,11 @@ export class ConversationGateway {
     } finally {
       this.running.delete(messageId);
     }
+  }
+
+  /** Saves the text an answer has streamed so far (batched with other answers' saves); no effect once it is finished. */
+  async saveProgress(messageId: string, content: string): Promise<void> {
+    await this.progress.save({ id: messageId, content });
   }
 
   /**
@@ -200,6 +230,8 @@ export class ConversationGateway {
   }
 
   async close(): Promise<void> {
+    // Saves waiting for company are written before the connections close.
+    await Promise.all([this.progress.flush(), this.finishes.flush()]);
     this.closed = true;
     if (this.notAnswering) clearInterval(this.notAnswering.probe);
     this.notAnswering = null;

@@ -257,6 +257,83 @@ describe.each(backends)('the conversation store on %s', (_name, open) => {
     expect(usage[0]?.usage).toEqual({ prompt_tokens: 120, completion_tokens: 4, total_tokens: 124 });
   });
 
+  it('stores several answers final states in one call, each with its own text, status, sources and usage', async () => {
+    const first = await conversationWith([
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: '', status: 'pending' },
+    ]);
+    const second = await conversationWith([
+      { role: 'user', content: 'q2' },
+      { role: 'assistant', content: '', status: 'pending' },
+    ]);
+    const untouched = await conversationWith([
+      { role: 'user', content: 'q3' },
+      { role: 'assistant', content: '', status: 'pending' },
+    ]);
+    // Quotes, backslashes, a NUL and a lone surrogate: none may break the batch or the other answers in it.
+    const awkward = 'He said "use \\n here" \u0000and\ud800 left';
+    await store.finishMessages([
+      {
+        id: first.ids[1] ?? '',
+        update: {
+          content: 'Call configureStore.',
+          status: 'complete',
+          sources: [source('configuring-your-store')],
+          finishReason: 'stop',
+          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+        },
+      },
+      {
+        id: second.ids[1] ?? '',
+        update: { content: awkward, status: 'interrupted', sources: [], finishReason: 'interrupted', usage: null },
+      },
+    ]);
+    const firstAnswer = (await store.getConversation(first.conversationId))?.messages[1];
+    expect(firstAnswer).toMatchObject({
+      content: 'Call configureStore.',
+      status: 'complete',
+      finishReason: 'stop',
+      sources: [source('configuring-your-store')],
+    });
+    const secondAnswer = (await store.getConversation(second.conversationId))?.messages[1];
+    expect(secondAnswer).toMatchObject({ content: 'He said "use \\n here" and\ufffd left', status: 'interrupted', sources: [] });
+    expect((await store.getConversation(untouched.conversationId))?.messages[1]).toMatchObject({ content: '', status: 'pending' });
+    const usage = await subject.execute<{ usage: unknown }>('select usage from messages where id = $1', [first.ids[1]]);
+    expect(usage[0]?.usage).toEqual({ prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 });
+    const none = await subject.execute<{ usage: unknown }>('select usage from messages where id = $1', [second.ids[1]]);
+    expect(none[0]?.usage).toBeNull();
+  });
+
+  it('saves several answers text so far in one call, leaving alone an answer that has finished', async () => {
+    const streaming = await conversationWith([
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: '', status: 'pending' },
+    ]);
+    const alsoStreaming = await conversationWith([
+      { role: 'user', content: 'q2' },
+      { role: 'assistant', content: '', status: 'pending' },
+    ]);
+    const finished = await conversationWith([
+      { role: 'user', content: 'q3' },
+      { role: 'assistant', content: 'the whole answer', status: 'complete' },
+    ]);
+    await store.saveProgresses([
+      { id: streaming.ids[1] ?? '', content: 'Call configure' },
+      { id: alsoStreaming.ids[1] ?? '', content: 'A "lock" is\u0000 held' },
+      // A progress save that lands after the final save must not cut the answer back.
+      { id: finished.ids[1] ?? '', content: 'the who' },
+    ]);
+    expect((await store.getConversation(streaming.conversationId))?.messages[1]).toMatchObject({
+      content: 'Call configure',
+      status: 'pending',
+    });
+    expect((await store.getConversation(alsoStreaming.conversationId))?.messages[1]).toMatchObject({ content: 'A "lock" is held' });
+    expect((await store.getConversation(finished.conversationId))?.messages[1]).toMatchObject({
+      content: 'the whole answer',
+      status: 'complete',
+    });
+  });
+
   it('keeps the sources given with a new message and the selection mode', async () => {
     const conversationId = randomUUID();
     await store.createConversation(conversationId);

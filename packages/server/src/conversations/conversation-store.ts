@@ -68,6 +68,18 @@ export interface FinishedMessage {
   usage: TokenUsage | null;
 }
 
+/** One answer's final state, as `finishMessages` takes it. */
+export interface FinishedAnswer {
+  id: string;
+  update: FinishedMessage;
+}
+
+/** The text streamed so far of one pending answer, as `saveProgresses` takes it. */
+export interface AnswerProgress {
+  id: string;
+  content: string;
+}
+
 export interface NewFeedback {
   messageId: string;
   /** null takes an earlier rating back (the reader un-pressed the thumb). */
@@ -90,8 +102,12 @@ export interface ConversationStore {
   startTurn(turn: NewTurn): Promise<void>;
   /** Final content/status of an assistant message, however generation ended. */
   finishMessage(id: string, update: FinishedMessage): Promise<void>;
+  /** The final states of several answers in one statement (one round trip, one commit); all or nothing. */
+  finishMessages(answers: readonly FinishedAnswer[]): Promise<void>;
   /** The text streamed so far of a pending answer (one statement); no effect once the answer is finished. */
   saveProgress(id: string, content: string): Promise<void>;
+  /** `saveProgress` for several answers in one statement. */
+  saveProgresses(saves: readonly AnswerProgress[]): Promise<void>;
   /**
    * Marks `interrupted` every pending answer not written to for `staleMs`, keeping its saved text: answers
    * whose server was killed or lost the database before their final save. `runningIds` (answers this server

@@ -5,7 +5,9 @@
 import type { ChatMode, FinishReason, SourceRef } from '@docs-chat/core/protocol';
 import { isUuid, upgradeLegacySource } from '@docs-chat/core/protocol';
 import type {
+  AnswerProgress,
   ConversationStore,
+  FinishedAnswer,
   FinishedMessage,
   MessageRole,
   MessageStatus,
@@ -200,12 +202,53 @@ export class SqlConversationStore implements ConversationStore {
     );
   }
 
+  // The batch goes in as one jsonb array read back as rows, so the statement and its one parameter are the same
+  // whatever the batch's size (a prepared statement each driver runs as is). The text is made well-formed first:
+  // JSON keeps a lone surrogate as an escape jsonb refuses, where a text parameter would have replaced it.
+  async finishMessages(answers: readonly FinishedAnswer[]): Promise<void> {
+    if (answers.length === 0) return;
+    if (answers.length === 1) return this.finishMessage(answers[0]!.id, answers[0]!.update);
+    const rows = answers.map(({ id, update }) => ({
+      id,
+      content: storableText(update.content).toWellFormed(),
+      status: update.status,
+      sources: update.sources,
+      finish_reason: update.finishReason,
+      usage: update.usage,
+    }));
+    await this.#run('finish messages', (client) =>
+      client.query(
+        `update messages m
+            set content = v.content, status = v.status, sources = v.sources, finish_reason = v.finish_reason,
+                usage = v.usage, updated_at = now()
+           from jsonb_to_recordset($1::jsonb)
+                  as v(id uuid, content text, status text, sources jsonb, finish_reason text, usage jsonb)
+          where m.id = v.id`,
+        [rows],
+      ),
+    );
+  }
+
   async saveProgress(id: string, content: string): Promise<void> {
     await this.#run('save answer progress', (client) =>
       client.query(`update messages set content = $2, updated_at = now() where id = $1::uuid and status = 'pending'`, [
         id,
         storableText(content),
       ]),
+    );
+  }
+
+  async saveProgresses(saves: readonly AnswerProgress[]): Promise<void> {
+    if (saves.length === 0) return;
+    if (saves.length === 1) return this.saveProgress(saves[0]!.id, saves[0]!.content);
+    const rows = saves.map(({ id, content }) => ({ id, content: storableText(content).toWellFormed() }));
+    await this.#run('save answers progress', (client) =>
+      client.query(
+        `update messages m set content = v.content, updated_at = now()
+           from jsonb_to_recordset($1::jsonb) as v(id uuid, content text)
+          where m.id = v.id and m.status = 'pending'`,
+        [rows],
+      ),
     );
   }
 
