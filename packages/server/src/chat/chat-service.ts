@@ -436,8 +436,8 @@ export class ChatService {
       }
     }
     const sources = sourcesFor(text);
-    // The final save must not be overtaken by a progress save still on its way.
-    await progress.settled();
+    // A progress save still on its way (it may wait a moment for other answers' saves) is not waited for: it
+    // only updates an answer that is still pending, so landing after the final save leaves that save whole.
     const saved = await this.saveAnswer(turn, { text, status, finishReason, usage, sources });
     if (!saved && status !== 'interrupted') yield notSavedWarning();
     if (failure) {
@@ -478,10 +478,11 @@ export class ChatService {
   }
 
   /**
-   * Saves the text streamed so far at most once per PROGRESS_SAVE_MS, one statement each, never two at once
-   * and never holding up the stream: after a crash the answer keeps what the reader saw, up to a second's worth.
+   * Saves the text streamed so far at most once per PROGRESS_SAVE_MS (written together with other answers'
+   * saves on a busy server), never two at once and never holding up the stream: after a crash the answer keeps
+   * what the reader saw, up to a second's worth.
    */
-  private progressSaver(turn: Turn): { update(text: string): void; settled(): Promise<void> } {
+  private progressSaver(turn: Turn): { update(text: string): void } {
     let lastSavedAt = performance.now();
     let inFlight: Promise<void> | null = null;
     return {
@@ -494,9 +495,6 @@ export class ChatService {
           .finally(() => {
             inFlight = null;
           });
-      },
-      settled: async () => {
-        await inFlight;
       },
     };
   }
