@@ -1,6 +1,6 @@
 /**
  * What saving answers costs the server (not a test): `node --import tsx eval/src/bench-answer-saves.ts
- * [--rate N] [--seconds S] [--rounds R]`. Needs PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432); works in a
+ * [--rate N] [--seconds S] [--rounds R] [--json]`. Needs PostgreSQL (TEST_DATABASE_URL, or 127.0.0.1:5432); works in a
  * schema of its own and drops it.
  *
  * Answers end at random moments, N a second on average (190 is the rate of the chat benchmark at 200 readers),
@@ -26,6 +26,7 @@ const option = (name: string, fallback: number): number => {
 const rate = option('--rate', 190);
 const seconds = option('--seconds', 12);
 const rounds = option('--rounds', 2);
+const json = args.includes('--json');
 
 const databaseUrl = await findTestPostgres();
 if (!databaseUrl) {
@@ -87,7 +88,8 @@ async function saveAll(ids: readonly string[], save: (id: string) => Promise<voi
 }
 
 const count = Math.round(rate * seconds);
-console.log(`${count} final saves per way per round, ${rate} a second on average, Postgres in schema ${schema.schema}.`);
+if (!json) console.log(`${count} final saves per way per round, ${rate} a second on average, Postgres in schema ${schema.schema}.`);
+const results: { round: number; oneStatementEachMs: number; batchedMs: number }[] = [];
 try {
   // Warm-up (the driver's prepared statements, the JIT), not reported.
   const warmUp = Math.round(count / 4);
@@ -96,9 +98,11 @@ try {
   for (let round = 1; round <= rounds; round += 1) {
     const one = await saveAll(await openAnswers(count), (id) => gateway.run((db) => db.finishMessage(id, answer)));
     const batched = await saveAll(await openAnswers(count), (id) => gateway.finishAnswer(id, answer));
-    console.log(`round ${round}: CPU per final save ${one.toFixed(3)} ms one statement each, ${batched.toFixed(3)} ms batched`);
+    results.push({ round, oneStatementEachMs: Number(one.toFixed(3)), batchedMs: Number(batched.toFixed(3)) });
+    if (!json) console.log(`round ${round}: CPU per final save ${one.toFixed(3)} ms one statement each, ${batched.toFixed(3)} ms batched`);
   }
 } finally {
   await gateway.close();
   await schema.drop();
 }
+if (json) console.log(JSON.stringify({ benchmark: 'answer-saves', savesPerRound: count, perSecond: rate, rounds: results }));

@@ -55,6 +55,7 @@ const scripts = [
   { key: 'search', name: 'Search: the in-browser engine in Chromium and GET /search as readers type', file: 'bench-search.ts', args: [] },
   { key: 'insights', name: 'Insights report over 100,000 stored questions (Postgres)', file: 'bench-insights.ts', args: [] },
   { key: 'metrics', name: 'Metrics: CPU per answer and per scrape', file: 'bench-metrics.ts', args: [] },
+  { key: 'saves', name: "Answers' final saves: one statement each or batched (Postgres)", file: 'bench-answer-saves.ts', args: [] },
   { key: 'mcp', name: 'MCP: search_docs over Streamable HTTP and stdio', file: 'bench-mcp.ts', args: [] },
 ];
 
