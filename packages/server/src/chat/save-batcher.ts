@@ -10,9 +10,11 @@
  * benchmark at 200 readers, cost the server 0.22-0.24 ms of CPU each one by one
  * and 0.16-0.17 ms batched (`eval/src/bench-answer-saves.ts`, 2026-12-01). With
  * a real model an answer also saves its text every second while it streams, so
- * a busy server makes several such saves per answer. A lone
- * save is never held back: a save waits for company only while saves arrive
- * closer together than `lingerMs`, so a quiet server answers as soon as before.
+ * a busy server makes several such saves per answer.
+ *
+ * A lone save is never held back: a save waits for company only while saves
+ * arrive closer together than `lingerMs`, so a quiet server answers as soon as
+ * before.
  */
 
 export interface SaveBatcherOptions<Item> {
