@@ -171,6 +171,16 @@ describe('parseDocument', () => {
     ]);
   });
 
+  it('keeps a time in a heading whole, in its anchor and its text, as Docusaurus 3 reads it', () => {
+    // The anchor is the id Docusaurus 3.10.2 gave this heading in a build of docs-site: a colon followed by a
+    // digit is text there, not a directive (remark-directive 4 would read `:00` and `:30` as directives).
+    const doc = parseDocument({ file: 'ops.md', text: '# Ops\n\n## Maintenance (2026-12-01, 05:00–06:30 UTC)\n\nThe window.\n' });
+    expect(doc.sections[1]).toMatchObject({
+      anchor: 'maintenance-2026-12-01-05000630-utc',
+      headingPath: ['Ops', 'Maintenance (2026-12-01, 05:00–06:30 UTC)'],
+    });
+  });
+
   it('falls back to a tolerant markdown parse for a file MDX cannot read, and says so', () => {
     const doc = parseFixture('invalid-mdx.md');
     expect(doc.usedFallbackParser).toBe(true);

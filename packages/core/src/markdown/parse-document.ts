@@ -1,4 +1,6 @@
 import { toString as mdastToString } from 'mdast-util-to-string';
+// remark-directive 3, as Docusaurus 3 uses: version 4 also reads a colon before a digit as a directive (`05:00`),
+// which Docusaurus keeps as text, so headings holding a time got anchors the built page does not have.
 import remarkDirective from 'remark-directive';
 import remarkFrontmatter from 'remark-frontmatter';
 import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
