@@ -34,8 +34,8 @@ export const NOT_ANSWERING_PROBE_MS = 1000;
  * (see save-batcher.ts). It delays the `done` event of a busy server by as much, never its tokens.
  */
 export const FINISH_LINGER_MS = 20;
-/** At most this many final saves in one statement. */
-export const FINISH_MAX_BATCH = 64;
+/** At most this many saves (final or progress) in one statement. */
+export const SAVE_MAX_BATCH = 64;
 /**
  * The same for the saves of the text streamed so far, which nobody waits for: they may wait longer for company.
  * A killed server then loses up to this much more of an answer than the second between two saves.
@@ -66,13 +66,13 @@ export class ConversationGateway {
   private readonly finishes = new SaveBatcher<FinishedAnswer>({
     write: (batch) => this.run((store) => store.finishMessages(batch)),
     lingerMs: FINISH_LINGER_MS,
-    maxBatch: FINISH_MAX_BATCH,
+    maxBatch: SAVE_MAX_BATCH,
   });
   /** Saves of answers' text so far, batched the same way. */
   private readonly progress = new SaveBatcher<AnswerProgress>({
     write: (batch) => this.run((store) => store.saveProgresses(batch)),
     lingerMs: PROGRESS_LINGER_MS,
-    maxBatch: FINISH_MAX_BATCH,
+    maxBatch: SAVE_MAX_BATCH,
   });
 
   constructor(
