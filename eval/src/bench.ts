@@ -12,8 +12,9 @@
  *   5. insights: GET /admin/insights over 100,000 stored questions on Postgres (needs 127.0.0.1:5432 or BENCH_POSTGRES_URL)
  *   6. metrics: the CPU the Prometheus metrics add per answer and per scrape
  *   7. MCP: search_docs over Streamable HTTP and stdio, beside GET /search
+ *   (also answers' final saves, one statement each or batched, and the CPU of reading the model's answer stream)
  * `--only insights,mcp` runs only the scripts with those keys (retrieval, chat, chat-uncached, chat-new, chat-workers, stress, bundle, search,
- * insights, metrics, mcp), to re-measure one figure without the rest.
+ * insights, metrics, saves, model-client, mcp), to re-measure one figure without the rest.
  * Extra arguments are passed to every script (e.g. `--json`).
  * Results, with the machine and this command, are recorded on the Benchmarks
  * page of the docs site (docs-site/docs/quality/benchmarks.md).
@@ -56,6 +57,7 @@ const scripts = [
   { key: 'insights', name: 'Insights report over 100,000 stored questions (Postgres)', file: 'bench-insights.ts', args: [] },
   { key: 'metrics', name: 'Metrics: CPU per answer and per scrape', file: 'bench-metrics.ts', args: [] },
   { key: 'saves', name: "Answers' final saves: one statement each or batched (Postgres)", file: 'bench-answer-saves.ts', args: [] },
+  { key: 'model-client', name: "Reading the model's answer stream: CPU per answer", file: 'bench-model-client.ts', args: [] },
   { key: 'mcp', name: 'MCP: search_docs over Streamable HTTP and stdio', file: 'bench-mcp.ts', args: [] },
 ];
 
