@@ -42,6 +42,7 @@ import postgres from 'postgres';
 import { loadCoreConfig, runIngest } from '@docs-chat/core';
 import { createChatStreamParser, type ChatStreamEvent } from '@docs-chat/core/protocol';
 import { processTree } from './fault-suite/processes.js';
+import { startStandInProcess } from './gemini-stand-in-process.js';
 import { npmInstall, packWorkspace, writeServerFolder } from './install/packaged-install.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -498,35 +499,6 @@ async function waitForServer(url: string, child: ChildProcess, output: () => str
     if (Date.now() > deadline) throw new Error(`the server did not start within 120 s:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-/** Starts bench-gemini-stand-in.ts as a child process and reads its address. */
-async function startStandInProcess(): Promise<{ url: string; apiKey: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bench-gemini-stand-in.ts', import.meta.url))], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const newline = buffered.indexOf('\n');
-      if (newline !== -1) resolve(buffered.slice(0, newline));
-    });
-    child.once('exit', (code) => reject(new Error(`the Gemini stand-in exited (${code})`)));
-  });
-  const { url, apiKey } = JSON.parse(line) as { url: string; apiKey: string };
-  return {
-    url,
-    apiKey,
-    pid: child.pid!,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 async function freePort(): Promise<number> {

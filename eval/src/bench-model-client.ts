@@ -9,10 +9,8 @@
  * and framing the events and parsing their JSON, which is the model's share of the server's CPU per answer.
  * A warm-up round comes first and is not reported.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createGeminiStreamClient } from '../../packages/server/src/llm/gemini-sse-stream.js';
+import { startStandInProcess } from './gemini-stand-in-process.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -26,14 +24,8 @@ const concurrency = option('--concurrency', 50);
 const rounds = option('--rounds', 5);
 const json = args.includes('--json');
 
-const standInProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bench-gemini-stand-in.ts', import.meta.url))], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const ready = await new Promise<string>((resolve, reject) => {
-  createInterface({ input: standInProcess.stdout }).once('line', resolve);
-  standInProcess.once('exit', (code) => reject(new Error(`The Gemini stand-in stopped before it listened (exit code ${code}).`)));
-});
-const { url, apiKey } = JSON.parse(ready) as { url: string; apiKey: string };
+const standIn = await startStandInProcess();
+const { url, apiKey } = standIn;
 
 const sources = Array.from(
   { length: 5 },
@@ -77,7 +69,7 @@ try {
   }
 } finally {
   client.close();
-  standInProcess.kill('SIGTERM');
+  await standIn.stop();
 }
 const sorted = results.map((result) => result.cpuMsPerAnswer).sort((left, right) => left - right);
 const median = sorted[Math.floor(sorted.length / 2)]!;
